@@ -1,0 +1,1 @@
+"""A pure-Python engine for War, 1923, Banter and Punk. It never imports Django."""

@@ -1,0 +1,69 @@
+"""Built-in bots: the registry, and what a bot is given.
+
+A bot sees only its seat's observation and the legal actions, never the state
+(DESIGN.md). Its randomness comes from its own stream, derived from the game
+seed and its seat, so a game with bots is reproducible and never touches the
+engine's generator.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from engine.agents import Agent
+from engine.errors import EngineError
+from engine.rng import Rng, bot_rng
+
+
+@dataclass(frozen=True)
+class BotContext:
+    game: str
+    seat: int
+    players: int
+    options: Mapping[str, Any]
+    rng: Rng
+
+
+BotFactory = Callable[[BotContext], Agent]
+
+
+class UnknownBot(EngineError, ValueError):
+    pass
+
+
+class RandomBot:
+    """Picks uniformly among the legal actions."""
+
+    def __init__(self, context: BotContext) -> None:
+        self._choice = context.rng.choice
+
+    def act(self, observation: dict[str, Any], legal_actions: list[str]) -> str:
+        return self._choice(legal_actions)
+
+
+def _registry() -> dict[str, dict[str, BotFactory]]:
+    from engine.bots import banter_bots, nineteen23_bots, punk_bots
+
+    return {
+        "war": {},
+        "1923": {"random": RandomBot, **nineteen23_bots.BOTS},
+        "banter": {"random": RandomBot, **banter_bots.BOTS},
+        "punk": {"random": RandomBot, **punk_bots.BOTS},
+    }
+
+
+def bot_names(game: str) -> list[str]:
+    return sorted(_registry().get(game, {}))
+
+
+def make_bot(
+    name: str, *, game: str, seat: int, players: int, options: Mapping[str, Any], seed: int
+) -> Agent:
+    """A built-in bot for ``seat``, with its own random stream."""
+    bots = _registry().get(game, {})
+    if name not in bots:
+        choices = ", ".join(sorted(bots)) or "none (the game has no decisions)"
+        raise UnknownBot(f"unknown bot {name!r} for {game}: choose one of {choices}")
+    return bots[name](BotContext(game=game, seat=seat, players=players, options=options, rng=bot_rng(seed, seat)))

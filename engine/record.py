@@ -1,0 +1,114 @@
+"""The compact JSON game record (docs/records.md).
+
+A record holds what a replay needs (game, seats, ruleset, seed or deal, every
+action) plus the stated result that :func:`engine.verify.verify` checks.
+Serialisation is canonical (sorted keys, no spaces), so the same game gives
+the same bytes on every machine.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, TypeGuard
+
+from engine.errors import RecordError
+from engine.result import FORFEIT_CAUSES, Forfeit
+
+FORMAT = "cardgames-record/1"
+
+
+@dataclass
+class Record:
+    game: str
+    players: int
+    options: dict[str, Any]
+    seed: int
+    deal: dict[str, Any] | None
+    #: One list per step: the actions of the seats ``to_act`` named, in that order.
+    actions: list[list[str]] = field(default_factory=list)
+    forfeit: Forfeit | None = None
+    result: dict[str, Any] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT,
+            "game": self.game,
+            "players": self.players,
+            "options": self.options,
+            "seed": self.seed,
+            "deal": self.deal,
+            "actions": self.actions,
+            "forfeit": self.forfeit.to_json() if self.forfeit else None,
+            "result": self.result,
+        }
+
+    def to_json(self, *, indent: int | None = None) -> str:
+        separators = (",", ":") if indent is None else (",", ": ")
+        return json.dumps(self.to_dict(), sort_keys=True, separators=separators, indent=indent)
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> Record:
+        try:
+            data = json.loads(text)
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise RecordError(f"not valid JSON: {exc}") from None
+        return cls.from_dict(data)
+
+    @classmethod
+    def from_dict(cls, data: object) -> Record:
+        if not isinstance(data, dict):
+            raise RecordError("a record is a JSON object")
+        if data.get("format") != FORMAT:
+            raise RecordError(f"format: expected {FORMAT!r}, got {data.get('format')!r}")
+        missing = [k for k in ("game", "players", "options", "seed", "actions") if k not in data]
+        if missing:
+            raise RecordError(f"missing field(s): {', '.join(missing)}")
+        game, players, options, seed = data["game"], data["players"], data["options"], data["seed"]
+        deal, actions, result = data.get("deal"), data["actions"], data.get("result")
+        if not isinstance(game, str):
+            raise RecordError("game: expected text")
+        if not _is_int(players):
+            raise RecordError("players: expected a whole number")
+        if not isinstance(options, dict):
+            raise RecordError("options: expected an object")
+        if not _is_int(seed):
+            raise RecordError("seed: expected a whole number")
+        if deal is not None and not isinstance(deal, dict):
+            raise RecordError("deal: expected an object or null")
+        if not isinstance(actions, list):
+            raise RecordError("actions: expected a list of steps")
+        for index, step in enumerate(actions):
+            if not isinstance(step, list) or not all(isinstance(a, str) for a in step):
+                raise RecordError(f"step {index}: expected a list of action strings")
+        if result is not None and not isinstance(result, dict):
+            raise RecordError("result: expected an object or null")
+        return cls(
+            game=game,
+            players=players,
+            options=options,
+            seed=seed,
+            deal=deal,
+            actions=actions,
+            forfeit=_parse_forfeit(data.get("forfeit")),
+            result=result,
+        )
+
+
+def _is_int(value: object) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _parse_forfeit(raw: object) -> Forfeit | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        raise RecordError("forfeit: expected an object or null")
+    seat, cause, move, detail = raw.get("seat"), raw.get("cause"), raw.get("move"), raw.get("detail", "")
+    if not _is_int(seat) or not _is_int(move):
+        raise RecordError("forfeit: seat and move must be whole numbers")
+    if not isinstance(cause, str) or cause not in FORFEIT_CAUSES:
+        raise RecordError(f"forfeit: cause must be one of {', '.join(FORFEIT_CAUSES)}")
+    if not isinstance(detail, str):
+        raise RecordError("forfeit: detail must be text")
+    return Forfeit(seat=seat, cause=cause, move=move, detail=detail)

@@ -1,0 +1,1 @@
+"""Models arrive with the league service (issue 3)."""
