@@ -88,8 +88,7 @@ class OptionSet:
             known = ", ".join(sorted(self.options)) or "none"
             raise OptionError(str(unknown[0]), f"unknown option (this game takes: {known})")
         return {
-            name: option.coerce(raw[name]) if name in raw else option.default
-            for name, option in self.options.items()
+            name: option.coerce(raw[name]) if name in raw else option.default for name, option in self.options.items()
         }
 
     def describe(self) -> list[dict[str, Any]]:

@@ -74,7 +74,7 @@ def play_game(
             step.append(action)
         if forfeit is not None:
             break
-        apply(state, dict(zip(seats, step)))
+        apply(state, dict(zip(seats, step, strict=True)))
         steps.append(step)
     result = final_result(game, state, forfeit)
     return Record(

@@ -57,13 +57,13 @@ def replay(record: Record, *, on_step: Any = None) -> tuple[Game, Any]:
         seats = game.to_act(state)
         if len(step) != len(seats):
             raise ReplayError(f"expected actions for seats {list(seats)}, got {len(step)} action(s)", index)
-        for seat, action in zip(seats, step):
+        for seat, action in zip(seats, step, strict=True):
             if seat in auto:
                 expected = game.auto_action(state, seat)
                 if action != expected:
                     raise ReplayError(f"seat {seat} is the engine's: it plays {expected!r}, not {action!r}", index)
         try:
-            game.apply(state, dict(zip(seats, step)))
+            game.apply(state, dict(zip(seats, step, strict=True)))
         except IllegalAction as exc:
             raise ReplayError(str(exc), index) from None
         if on_step is not None:

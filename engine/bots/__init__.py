@@ -8,12 +8,14 @@ engine's generator.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from engine.agents import Agent
 from engine.errors import EngineError
+from engine.games import get_game, seats_for
 from engine.rng import Rng, bot_rng
 
 
@@ -43,6 +45,7 @@ class RandomBot:
         return self._choice(legal_actions)
 
 
+@cache
 def _registry() -> dict[str, dict[str, BotFactory]]:
     from engine.bots import banter_bots, nineteen23_bots, punk_bots
 
@@ -58,12 +61,25 @@ def bot_names(game: str) -> list[str]:
     return sorted(_registry().get(game, {}))
 
 
-def make_bot(
-    name: str, *, game: str, seat: int, players: int, options: Mapping[str, Any], seed: int
-) -> Agent:
+def make_bot(name: str, *, game: str, seat: int, players: int, options: Mapping[str, Any], seed: int) -> Agent:
     """A built-in bot for ``seat``, with its own random stream."""
     bots = _registry().get(game, {})
     if name not in bots:
         choices = ", ".join(sorted(bots)) or "none (the game has no decisions)"
         raise UnknownBot(f"unknown bot {name!r} for {game}: choose one of {choices}")
     return bots[name](BotContext(game=game, seat=seat, players=players, options=options, rng=bot_rng(seed, seat)))
+
+
+def seat_agents(game_name: str, bots: Sequence[str], options: Mapping[str, object], seed: int) -> list[Agent | None]:
+    """One agent per seat: ``bots`` fill the people's seats in order, the engine's seats get None."""
+    game = get_game(game_name)
+    seats = seats_for(game, len(bots), options)
+    parsed = game.parse_options(options, seats)
+    auto = game.auto_seats(parsed, seats)
+    names = iter(bots)
+    return [
+        None
+        if seat in auto
+        else make_bot(next(names), game=game.NAME, seat=seat, players=seats, options=parsed, seed=seed)
+        for seat in range(seats)
+    ]

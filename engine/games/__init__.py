@@ -14,6 +14,7 @@ OpenSpiel's Game/State split (DESIGN.md, "The engine's shape"):
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Mapping
 from types import ModuleType
 from typing import Any, Protocol, cast
@@ -67,6 +68,9 @@ _MODULES = {
 }
 
 
+_loaded: dict[str, ModuleType] = {}
+
+
 class UnknownGame(EngineError, ValueError):
     pass
 
@@ -76,7 +80,14 @@ def get_game(name: str) -> Game:
     key = str(name).strip().lower()
     if key not in _MODULES:
         raise UnknownGame(f"unknown game {name!r}: choose one of {', '.join(GAME_NAMES)}")
-    import importlib
-
-    module: ModuleType = importlib.import_module(_MODULES[key])
+    module = _loaded.get(key)
+    if module is None:
+        # Imported on first use: a game module pulls in only what that game needs.
+        module = _loaded[key] = importlib.import_module(_MODULES[key])
     return cast(Game, module)
+
+
+def seats_for(game: Game, people: int, options: Mapping[str, object] | None) -> int:
+    """Seats at the table for ``people`` players: games with an engine-played seat add it."""
+    extra_seats = getattr(game, "extra_seats", None)
+    return people + (extra_seats(options or {}) if extra_seats is not None else 0)

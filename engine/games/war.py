@@ -1,9 +1,10 @@
 """War (RULES.md, "War"; seed 003). No decisions: the game is a pure function of the deal.
 
 Speed matters here (a club's War ladder plays millions of games), so a card is
-held as an int ``rank * 4 + suit`` and a hand as a Python list whose top is its
+held as an int ``rank * 8 + suit`` and a hand as a Python list whose top is its
 end: popping and pushing the top are O(1), a refill hands the used list over
-without copying, and a round compares two shifted ints.
+without copying, and a round needs one subtraction to
+tell a win from a tie.
 """
 
 from __future__ import annotations
@@ -30,11 +31,11 @@ _RANK_CHAR = {v: r for r, v in _RANK_VALUE.items()}
 
 
 def _encode(card: str) -> int:
-    return _RANK_VALUE[card[0]] * 4 + STANDARD_SUITS.index(card[1])
+    return _RANK_VALUE[card[0]] * 8 + STANDARD_SUITS.index(card[1])
 
 
 def _decode(code: int) -> str:
-    return _RANK_CHAR[code >> 2] + STANDARD_SUITS[code & 3]
+    return _RANK_CHAR[code >> 3] + STANDARD_SUITS[code & 7]
 
 
 _CANONICAL_DECK = tuple(_encode(c) for c in standard_deck())
@@ -209,16 +210,16 @@ def play_rounds(state: WarState, limit: int) -> None:
         rounds += 1
         a = h0.pop()
         b = h1.pop()
-        ra = a >> 2
-        rb = b >> 2
-        if ra > rb:
+        # Codes are rank * 8 + suit: a rank apart is a gap of at least 5, a tie at most 3.
+        d = a - b
+        if d > 4:
             u0 += (a, b)
             continue
-        if rb > ra:
+        if d < -4:
             u1 += (b, a)
             continue
         table: list[int] = []
-        while ra == rb:
+        while -4 <= d <= 4:
             wars += 1
             short0 = len(h0) + len(u0) < 3
             short1 = len(h1) + len(u1) < 3
@@ -236,14 +237,13 @@ def play_rounds(state: WarState, limit: int) -> None:
             table += (a, h0.pop(), h0.pop(), b, h1.pop(), h1.pop())
             a = h0.pop()
             b = h1.pop()
-            ra = a >> 2
-            rb = b >> 2
+            d = a - b
         if over:
             state.table = table
             break
         # Popping the table onto the used pile one card at a time reverses it.
         table.reverse()
-        if ra > rb:
+        if d > 4:
             u0 += table
             u0 += (a, b)
         else:

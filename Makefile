@@ -1,0 +1,50 @@
+# The README's two commands are `make run` and `make test`; everything else builds on them.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: setup run demo test lint typecheck bench bench-war bench-1923 bench-banter bench-punk clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+## The service's main job on embedded defaults (until the league service lands: a demo of all four games).
+run: setup
+	$(PY) -m engine demo
+
+demo: run
+
+## The whole suite; uses PostgreSQL and Redis when reachable (required with CI=true).
+test: setup
+	@. .ci/services.sh && $(PY) -m pytest
+
+lint: setup
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
+
+typecheck: setup
+	$(PY) -m mypy
+
+## Engine speed, one core, records kept (docs/performance.md).
+bench: bench-war bench-1923 bench-banter bench-punk
+
+bench-war: setup
+	$(PY) -m engine bench war --games 20000
+
+bench-1923: setup
+	$(PY) -m engine bench 1923 --games 5000 --bots random,random --option mode=set
+
+bench-banter: setup
+	$(PY) -m engine bench banter --games 1000 --bots random,random
+
+bench-punk: setup
+	$(PY) -m engine bench punk --games 10000 --bots random,random,random,random
+
+clean:
+	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache .hypothesis

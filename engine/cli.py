@@ -1,0 +1,244 @@
+"""``python -m engine``: play, verify and benchmark games from the shell.
+
+Exit codes: 0 success, 1 an invalid record (verify), 2 bad arguments or input.
+Every bad input gets one clear line on stderr, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import secrets
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from engine.bench import UNITS, run_bench
+from engine.bots import seat_agents
+from engine.cards import parse_cards
+from engine.errors import EngineError, RecordError
+from engine.games import GAME_NAMES, get_game
+from engine.options import parse_assignments
+from engine.record import Record
+from engine.runner import play_game
+from engine.verify import verify
+
+EXIT_INVALID = 1
+EXIT_USAGE = 2
+
+
+class UsageError(Exception):
+    """Bad command-line input: reported on one line with exit code 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        # argparse would print the whole usage block; one line is easier to act on.
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="python -m engine", description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    play = commands.add_parser("play", help="play one game and print its record")
+    play.add_argument("game", help="war, 1923, banter or punk")
+    play.add_argument("--bots", default="", help="comma-separated bot names, one per player (not for war)")
+    source = play.add_mutually_exclusive_group()
+    source.add_argument("--seed", type=_seed, help="seed for the deal and every later shuffle")
+    source.add_argument("--deck", help="war only: the 52-card deck, top first, e.g. '2C 8D ...'")
+    source.add_argument("--deal", type=Path, help="a JSON file with an explicit deal")
+    play.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a ruleset option")
+    play.add_argument("--json", action="store_true", help="print only the record, as JSON")
+    play.add_argument("--out", type=Path, help="also write the record to this file")
+
+    check = commands.add_parser("verify", help="replay a record and check its result")
+    check.add_argument("file", help="a record file, or - for standard input")
+
+    bench = commands.add_parser("bench", help="games per second on one core, records kept")
+    bench.add_argument("game")
+    bench.add_argument("--games", type=_positive, default=2000)
+    bench.add_argument("--bots", default="", help="comma-separated bot names (default: random for every player)")
+    bench.add_argument("--players", type=_positive, help="players when --bots is not given")
+    bench.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
+    bench.add_argument("--quiet", action="store_true", help="no progress line")
+
+    commands.add_parser("demo", help="play a short demo game of each of the four games")
+    commands.add_parser("games", help="list the games, their options and their bots")
+    return parser
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError("the seed must not be negative")
+    return value
+
+
+def _positive(text: str) -> int:
+    value = _seed(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError("expected a positive number")
+    return value
+
+
+def _bot_names(text: str) -> list[str]:
+    names = [name.strip() for name in text.split(",")]
+    if text and not all(names):
+        raise UsageError(f"--bots {text!r}: empty bot name")
+    return names if text else []
+
+
+def _read_deal(args: argparse.Namespace) -> object:
+    if args.deck is not None:
+        if get_game(args.game).NAME != "war":
+            raise UsageError("--deck is for war; give other games' deals with --deal FILE")
+        return {"deck": parse_cards(args.deck, count=52, what="--deck")}
+    if args.deal is not None:
+        return _load_json(args.deal, "--deal")
+    return None
+
+
+def _load_json(path: Path, what: str) -> Any:
+    try:
+        text = sys.stdin.read() if str(path) == "-" else path.read_text()
+    except OSError as exc:
+        raise UsageError(f"{what} {path}: {exc.strerror or exc}") from None
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        raise UsageError(f"{what} {path}: not valid JSON: {exc}") from None
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    game = get_game(args.game)
+    options = parse_assignments(args.option)
+    bots = _bot_names(args.bots)
+    if game.NAME == "war":
+        if bots:
+            raise UsageError("war has no decisions: leave out --bots")
+        agents: list[Any] = [None, None]
+    else:
+        if not bots:
+            raise UsageError(f"--bots is required for {game.NAME}: one bot name per player, e.g. random,random")
+        agents = seat_agents(game.NAME, bots, options, 0)
+    deal = _read_deal(args)
+    seed = args.seed if args.seed is not None else (0 if deal is not None else secrets.randbits(32))
+    if bots:
+        agents = seat_agents(game.NAME, bots, options, seed)
+    record = play_game(game.NAME, agents=agents, seed=seed, options=options, deal=deal)
+    if args.out is not None:
+        try:
+            args.out.write_text(record.to_json() + "\n")
+        except OSError as exc:
+            raise UsageError(f"--out {args.out}: {exc.strerror or exc}") from None
+    print(record.to_json() if args.json else summary(record, bots))
+    return 0
+
+
+def summary(record: Record, bots: Sequence[str]) -> str:
+    result = record.result or {}
+    names = bots if bots else [f"P{seat + 1}" for seat in range(record.players)]
+    seats = [f"{names[i]} (seat {i})" if i < len(names) else f"seat {i} (engine)" for i in range(record.players)]
+    winners = result.get("winners", [])
+    if len(winners) == 1:
+        outcome = f"winner: {seats[winners[0]]}"
+    elif winners:
+        outcome = "shared win: " + ", ".join(seats[w] for w in winners)
+    else:
+        outcome = "draw"
+    lines = [f"{record.game}  seed {record.seed}  {outcome}"]
+    lines.append("ranks: " + "  ".join(f"{seats[i]} #{r}" for i, r in enumerate(result.get("ranks", []))))
+    lines.append("scores: " + " ".join(str(s) for s in result.get("scores", [])))
+    figures = {k: v for k, v in result.items() if k not in {"winner", "winners", "ranks", "scores", "forfeit"}}
+    if figures:
+        lines.append("figures: " + json.dumps(figures, sort_keys=True)[:500])
+    if record.forfeit:
+        f = record.forfeit
+        lines.append(f"forfeit: seat {f.seat} at move {f.move}: {f.cause} {f.detail}".rstrip())
+    lines.append(f"record: {record.to_json()}")
+    return "\n".join(lines)
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    path = Path(args.file)
+    try:
+        text = sys.stdin.read() if args.file == "-" else path.read_text()
+    except OSError as exc:
+        raise UsageError(f"{args.file}: {exc.strerror or exc}") from None
+    try:
+        record = Record.from_json(text)
+    except RecordError as exc:
+        print(f"invalid: {exc}", file=sys.stderr)
+        return EXIT_INVALID
+    verdict = verify(record)
+    if not verdict.ok:
+        print(f"invalid: {verdict}", file=sys.stderr)
+        return EXIT_INVALID
+    print(f"valid: {record.game}, {len(record.actions)} steps, result confirmed")
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    game = get_game(args.game)
+    options = parse_assignments(args.option)
+    bots = _bot_names(args.bots)
+    if game.NAME == "war":
+        if bots:
+            raise UsageError("war has no decisions: leave out --bots")
+    elif not bots:
+        bots = ["random"] * (args.players or game.MIN_PLAYERS if game.NAME != "punk" else args.players or 4)
+    elif args.players is not None and args.players != len(bots):
+        raise UsageError(f"--players {args.players} does not match the {len(bots)} bots given")
+    result = run_bench(game.NAME, games=args.games, bots=bots, options=options, progress=not args.quiet)
+    unit = UNITS[game.NAME]
+    options_text = ",".join(f"{k}={v}" for k, v in sorted(options.items())) or "defaults"
+    bots_text = ",".join(bots) or "none (no decisions)"
+    print(
+        f"{game.NAME}: {result.games:,} {unit} in {result.seconds:.2f} s = {result.rate:,.0f} {unit}/s "
+        f"on one core (bots: {bots_text}; options: {options_text}; records kept: {len(result.records):,})"
+    )
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from engine.demo import run_demo
+
+    run_demo()
+    return 0
+
+
+def cmd_games(args: argparse.Namespace) -> int:
+    from engine.bots import bot_names
+
+    for name in GAME_NAMES:
+        game = get_game(name)
+        print(f"{name}: {game.MIN_PLAYERS}-{game.MAX_PLAYERS} seats; bots: {', '.join(bot_names(name)) or 'none'}")
+        for option in game.OPTIONS.describe():
+            print(f"  --option {option['name']}=...  (default {option['default']!r}) {option['help']}")
+    return 0
+
+
+COMMANDS = {
+    "play": cmd_play,
+    "verify": cmd_verify,
+    "bench": cmd_bench,
+    "demo": cmd_demo,
+    "games": cmd_games,
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return COMMANDS[args.command](args)
+    except (UsageError, EngineError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
