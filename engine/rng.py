@@ -70,7 +70,8 @@ class Rng:
 def derive_seed(seed: int, label: str) -> int:
     """A seed for an independent stream, e.g. one bot's, from the game seed and a label."""
     digest = hashlib.sha256(f"{seed}/{label}".encode()).digest()
-    return int.from_bytes(digest[:8], "big")
+    # 63 bits: derived seeds are stored in signed 64-bit database columns.
+    return int.from_bytes(digest[:8], "big") >> 1
 
 
 def bot_rng(seed: int, seat: int) -> Rng:

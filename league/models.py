@@ -1,1 +1,112 @@
-"""Models arrive with the league service (issue 3)."""
+"""People and programs: players, clubs, bots and their immutable versions."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+from engine.games import GAME_NAMES
+
+GAME_CHOICES = [(name, name.capitalize() if name != "1923" else "1923") for name in GAME_NAMES]
+
+
+class Player(models.Model):
+    """A person: a Django user who plays refereed games and owns bots."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="player")
+    display_name = models.CharField(max_length=80)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["display_name", "id"]
+
+    def __str__(self) -> str:
+        return self.display_name
+
+
+class Club(models.Model):
+    name = models.CharField(max_length=120)
+    slug = models.SlugField(max_length=60, unique=True)
+    members = models.ManyToManyField(Player, through="Membership", related_name="clubs")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name", "id"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Membership(models.Model):
+    class Role(models.TextChoices):
+        MEMBER = "member"
+        ORGANISER = "organiser"
+
+    club = models.ForeignKey(Club, on_delete=models.CASCADE, related_name="memberships")
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="memberships")
+    role = models.CharField(max_length=12, choices=Role.choices, default=Role.MEMBER)
+    joined_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["club", "player"], name="membership_once_per_club")]
+
+    def __str__(self) -> str:
+        return f"{self.player} in {self.club} ({self.role})"
+
+
+class Bot(models.Model):
+    """A program a player enters into competitions, through its versions."""
+
+    owner = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="bots")
+    name = models.CharField(max_length=80)
+    game = models.CharField(max_length=10, choices=GAME_CHOICES)
+    description = models.TextField(blank=True)
+    retired_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name", "id"]
+        constraints = [models.UniqueConstraint(fields=["owner", "name"], name="bot_name_unique_per_owner")]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.game})"
+
+
+class BotVersion(models.Model):
+    """One immutable version of a bot: what actually plays a match.
+
+    A version never changes once created (services create, never update, its
+    code fields), so a recorded game always names exactly what played it.
+    """
+
+    class Kind(models.TextChoices):
+        BUILTIN = "builtin"
+        UPLOAD = "upload"
+        HTTP = "http"
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        READY = "ready"
+        FAILED = "failed"
+
+    bot = models.ForeignKey(Bot, on_delete=models.PROTECT, related_name="versions")
+    number = models.PositiveIntegerField()
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    #: For ``builtin``: the engine strategy's name (``random``, ``counter``, ...).
+    strategy = models.CharField(max_length=40, blank=True)
+    parameters = models.JSONField(default=dict, blank=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    status_detail = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["bot_id", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["bot", "number"], name="bot_version_number_unique"),
+            models.CheckConstraint(
+                condition=~models.Q(kind="builtin") | ~models.Q(strategy=""), name="builtin_version_names_strategy"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.bot.name} v{self.number}"

@@ -1,1 +1,229 @@
-"""Models arrive with the league service (issue 3)."""
+"""Competitions and what is played in them: rounds, matches, games, sets, standings, ratings."""
+
+from __future__ import annotations
+
+from django.db import models
+from django.db.models import Q
+
+from league.models import GAME_CHOICES, BotVersion, Club, Player
+
+
+class Competition(models.Model):
+    class Kind(models.TextChoices):
+        TOURNAMENT = "tournament"
+        LEAGUE = "league"
+        LADDER = "ladder"
+
+    class Format(models.TextChoices):
+        ROUND_ROBIN = "round_robin", "Round robin"
+        DOUBLE_ROUND_ROBIN = "double_round_robin", "Double round robin"
+
+    class Status(models.TextChoices):
+        OPEN = "open"
+        RUNNING = "running"
+        FINISHED = "finished"
+        CANCELLED = "cancelled"
+
+    club = models.ForeignKey(Club, on_delete=models.PROTECT, related_name="competitions")
+    name = models.CharField(max_length=120)
+    kind = models.CharField(max_length=12, choices=Kind.choices, default=Kind.LEAGUE)
+    game = models.CharField(max_length=10, choices=GAME_CHOICES)
+    #: The full ruleset, validated and completed by the engine (every option with its value).
+    options = models.JSONField(default=dict, blank=True)
+    format = models.CharField(max_length=24, choices=Format.choices, default=Format.ROUND_ROBIN)
+    #: Participants per match: 2 for War and Banter, 2 or more for 1923, 3 or more people for Punk.
+    players_per_match = models.PositiveSmallIntegerField(default=2)
+    games_per_match = models.PositiveIntegerField(default=1)
+    max_entrants = models.PositiveIntegerField(null=True, blank=True)
+    seed = models.BigIntegerField()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
+    organisers = models.ManyToManyField(Player, related_name="organised_competitions", blank=True)
+    created_by = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="created_competitions")
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["game", "status"])]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.game})"
+
+
+class Entrant(models.Model):
+    """A bot version or a person in one competition."""
+
+    competition = models.ForeignKey(Competition, on_delete=models.CASCADE, related_name="entrants")
+    bot_version = models.ForeignKey(BotVersion, on_delete=models.PROTECT, null=True, blank=True)
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, null=True, blank=True)
+    #: Shown in standings; copied at entry so renaming a bot does not rewrite history.
+    name = models.CharField(max_length=120)
+    joined_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["competition_id", "id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(bot_version__isnull=True, player__isnull=False)
+                | Q(bot_version__isnull=False, player__isnull=True),
+                name="entrant_is_a_bot_version_or_a_player",
+            ),
+            models.UniqueConstraint(
+                fields=["competition", "bot_version"],
+                condition=Q(bot_version__isnull=False),
+                name="bot_version_enters_once",
+            ),
+            models.UniqueConstraint(
+                fields=["competition", "player"], condition=Q(player__isnull=False), name="player_enters_once"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Round(models.Model):
+    competition = models.ForeignKey(Competition, on_delete=models.CASCADE, related_name="rounds")
+    number = models.PositiveIntegerField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["competition_id", "number"]
+        constraints = [models.UniqueConstraint(fields=["competition", "number"], name="round_number_unique")]
+
+    def __str__(self) -> str:
+        return f"round {self.number}"
+
+
+class Match(models.Model):
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        RUNNING = "running"
+        DONE = "done"
+        ERROR = "error"
+        CANCELLED = "cancelled"
+
+    competition = models.ForeignKey(Competition, on_delete=models.CASCADE, related_name="matches")
+    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="matches")
+    number = models.PositiveIntegerField()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    seed = models.BigIntegerField()
+    error = models.TextField(blank=True)
+    #: Set once the match's result has gone into the ratings, which apply in (round, id) order.
+    rated = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["round__number", "id"]
+        verbose_name_plural = "matches"
+        constraints = [models.UniqueConstraint(fields=["round", "number"], name="match_number_unique_in_round")]
+        indexes = [
+            models.Index(fields=["competition", "status"]),
+            models.Index(fields=["competition", "rated"]),
+        ]
+
+    def __str__(self) -> str:
+        return f"match {self.id}"
+
+
+class MatchParticipant(models.Model):
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="participants")
+    entrant = models.ForeignKey(Entrant, on_delete=models.PROTECT, related_name="participations")
+    #: Seat in the match's first game; seats rotate every game.
+    seat = models.PositiveSmallIntegerField()
+    #: Summed game score rates (display), match rank, and match points in exact units (see Standing).
+    score = models.DecimalField(max_digits=12, decimal_places=6, null=True, blank=True)
+    rank = models.PositiveSmallIntegerField(null=True, blank=True)
+    match_units = models.IntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["match_id", "seat"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "entrant"], name="participant_once_per_match"),
+            models.UniqueConstraint(fields=["match", "seat"], name="one_participant_per_seat"),
+        ]
+
+    def __str__(self) -> str:
+        return f"seat {self.seat} of match {self.match_id}"
+
+
+class Game(models.Model):
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="games")
+    number = models.PositiveIntegerField()
+    #: Entrant ids by seat (null for a seat the engine plays).
+    seating = models.JSONField()
+    seed = models.BigIntegerField()
+    deal = models.JSONField(null=True, blank=True)
+    options = models.JSONField()
+    #: The engine's compact record: enough to replay the game exactly.
+    record = models.JSONField()
+    result = models.JSONField()
+    winner = models.ForeignKey(Entrant, on_delete=models.PROTECT, null=True, blank=True, related_name="+")
+    recorded_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["match_id", "number"]
+        constraints = [models.UniqueConstraint(fields=["match", "number"], name="game_number_unique_in_match")]
+
+    def __str__(self) -> str:
+        return f"game {self.number} of match {self.match_id}"
+
+
+class MatchSet(models.Model):
+    """A 1923 set, or a Banter round, of one game: per-entrant figures."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="sets")
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="sets")
+    number = models.PositiveIntegerField()
+    #: By entrant id: 1923 ``{"cards", "aces", "points"}``, Banter ``{"points", "total"}``.
+    scores = models.JSONField()
+    #: Banter: both sides had passed 40 level, so this round was played on.
+    play_on = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["game_id", "number"]
+        constraints = [models.UniqueConstraint(fields=["game", "number"], name="set_number_unique_in_game")]
+
+    def __str__(self) -> str:
+        return f"set {self.number} of game {self.game_id}"
+
+
+def units_per_point(players_per_match: int) -> int:
+    return 2 * (players_per_match - 1)
+
+
+class Standing(models.Model):
+    """One entrant's row in a competition's table, kept current as each match is recorded."""
+
+    competition = models.ForeignKey(Competition, on_delete=models.CASCADE, related_name="standings")
+    entrant = models.OneToOneField(Entrant, on_delete=models.CASCADE, related_name="standing")
+    played = models.PositiveIntegerField(default=0)
+    won = models.PositiveIntegerField(default=0)
+    drawn = models.PositiveIntegerField(default=0)
+    lost = models.PositiveIntegerField(default=0)
+    #: Match points in exact units of 1 / (2 × (players per match − 1)): a two-player win is 2, a draw 1.
+    #: Score rates like 1/3 have no exact decimal, and ties between rows must be exact.
+    match_units = models.IntegerField(default=0)
+    games_played = models.PositiveIntegerField(default=0)
+    games_won = models.PositiveIntegerField(default=0)
+    # The games' own tiebreak figures (league/standings.py says which game uses which).
+    set_points = models.IntegerField(default=0)
+    cards_won = models.IntegerField(default=0)
+    trick_points = models.IntegerField(default=0)
+    rounds_needed = models.IntegerField(default=0)
+    total_score = models.IntegerField(default=0)
+    # The rating, per game and competition (openskill); ordinal = mu - 3 sigma.
+    mu = models.FloatField(default=25.0)
+    sigma = models.FloatField(default=25.0 / 3)
+    ordinal = models.FloatField(default=0.0)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["competition_id", "-match_units"]
+        indexes = [models.Index(fields=["competition", "-match_units"])]
+
+    def __str__(self) -> str:
+        return f"standing of entrant {self.entrant_id}"

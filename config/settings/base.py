@@ -16,6 +16,8 @@ from config.env import env_bool, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 VAR_DIR = Path(env_str("CARDCLUB_VAR_DIR", str(BASE_DIR / "var")))
+# SQLite and the embedded broker keep their files here; a fresh checkout has no var/ yet.
+VAR_DIR.mkdir(parents=True, exist_ok=True)
 
 SECRET_KEY = env_str("DJANGO_SECRET_KEY", "insecure-development-key-change-me")
 DEBUG = env_bool("DJANGO_DEBUG", False)

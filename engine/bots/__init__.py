@@ -50,7 +50,8 @@ def _registry() -> dict[str, dict[str, BotFactory]]:
     from engine.bots import banter_bots, nineteen23_bots, punk_bots
 
     return {
-        "war": {},
+        # War has no decisions; its entrants still need a name to enter with, and it is never asked.
+        "war": {"random": RandomBot},
         "1923": {"random": RandomBot, **nineteen23_bots.BOTS},
         "banter": {"random": RandomBot, **banter_bots.BOTS},
         "punk": {"random": RandomBot, **punk_bots.BOTS},

@@ -1,0 +1,86 @@
+"""A match: several games between the same participants, seats rotating (DESIGN.md, "Games per match").
+
+The engine plays the games; the service stores what :class:`MatchResult`
+holds. Participant ``p`` takes seat ``(p + g) % n`` in game ``g``, so over a
+match every participant starts from every seat in turn.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from engine.agents import Agent
+from engine.record import Record
+from engine.result import ranks_from_keys, score_rates
+from engine.rng import derive_seed
+from engine.runner import play_game
+
+
+@dataclass(frozen=True)
+class GamePlayed:
+    number: int
+    #: ``seating[seat]`` is the participant index in that seat; None for a seat the engine plays.
+    seating: tuple[int | None, ...]
+    record: Record
+
+    def participant_rank(self, participant: int) -> int:
+        ranks = (self.record.result or {})["ranks"]
+        return int(ranks[self.seating.index(participant)])
+
+
+@dataclass(frozen=True)
+class MatchResult:
+    games: tuple[GamePlayed, ...]
+    #: Each participant's summed game score rates.
+    scores: tuple[Fraction, ...]
+    ranks: tuple[int, ...]
+    #: The pairwise score rate of each participant's match rank (DESIGN.md, "Match points").
+    points: tuple[Fraction, ...]
+
+
+def seating_for(game_number: int, participants: int, seats: int) -> tuple[int | None, ...]:
+    """Who sits where in game ``game_number``: participants rotate; extra engine seats stay None."""
+    return tuple((seat + game_number) % participants if seat < participants else None for seat in range(seats))
+
+
+def game_seed(match_seed: int, game_number: int) -> int:
+    return derive_seed(match_seed, f"game/{game_number}")
+
+
+def play_match(
+    game_name: str,
+    *,
+    participants: int,
+    agents_for_game: Callable[[int, Sequence[int | None], int], Sequence[Agent | None]],
+    seats: int,
+    games: int,
+    seed: int,
+    options: Mapping[str, object] | None = None,
+    deals: Sequence[Any] | None = None,
+) -> MatchResult:
+    """Play ``games`` games and rank the participants by their summed game score rates.
+
+    ``agents_for_game(game_number, seating, game_seed)`` gives the agents by
+    seat for one game: the caller keeps an agent per participant (a sandboxed
+    process lives for the whole match) and lays them out by ``seating``.
+    """
+    played: list[GamePlayed] = []
+    totals = [Fraction(0)] * participants
+    for number in range(games):
+        seating = seating_for(number, participants, seats)
+        seed_g = game_seed(seed, number)
+        agents = agents_for_game(number, seating, seed_g)
+        deal = deals[number] if deals is not None and number < len(deals) else None
+        record = play_game(game_name, agents=agents, seed=seed_g, options=options, deal=deal)
+        people = [(seat, who) for seat, who in enumerate(seating) if who is not None]
+        # Engine seats (Punk's dummy) are not participants: rate the people among themselves.
+        ranks = (record.result or {})["ranks"]
+        people_ranks = ranks_from_keys([-ranks[seat] for seat, _ in people])
+        for (_, who), rate in zip(people, score_rates(people_ranks), strict=True):
+            totals[who] += rate
+        played.append(GamePlayed(number=number, seating=seating, record=record))
+    ranks = ranks_from_keys(totals)
+    return MatchResult(games=tuple(played), scores=tuple(totals), ranks=ranks, points=tuple(score_rates(ranks)))

@@ -1,0 +1,81 @@
+"""Writes for people and programs. Keyword-only, typed, and the only place that saves these models."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from engine.bots import bot_names
+from engine.games import GAME_NAMES
+from league.models import Bot, BotVersion, Club, Membership, Player
+
+
+def player_create(*, username: str, display_name: str = "", password: str | None = None) -> Player:
+    User = get_user_model()
+    with transaction.atomic():
+        if User.objects.filter(username=username).exists():
+            raise ValidationError({"username": f"the username {username!r} is taken"})
+        user: AbstractBaseUser = User.objects.create_user(username=username, password=password)
+        return Player.objects.create(user=user, display_name=display_name or username)
+
+
+def club_create(*, name: str, slug: str, organiser: Player) -> Club:
+    with transaction.atomic():
+        if Club.objects.filter(slug=slug).exists():
+            raise ValidationError({"slug": f"a club with the slug {slug!r} exists"})
+        club = Club.objects.create(name=name, slug=slug)
+        Membership.objects.create(club=club, player=organiser, role=Membership.Role.ORGANISER)
+    return club
+
+
+def club_add_member(*, club: Club, player: Player, role: str = Membership.Role.MEMBER) -> Membership:
+    if role not in Membership.Role.values:
+        raise ValidationError({"role": f"role must be one of {', '.join(Membership.Role.values)}"})
+    membership, created = Membership.objects.get_or_create(club=club, player=player, defaults={"role": role})
+    if not created and membership.role != role:
+        membership.role = role
+        membership.save(update_fields=["role"])
+    return membership
+
+
+def bot_create(*, owner: Player, name: str, game: str, description: str = "") -> Bot:
+    if game not in GAME_NAMES:
+        raise ValidationError({"game": f"unknown game {game!r}: choose one of {', '.join(GAME_NAMES)}"})
+    try:
+        with transaction.atomic():
+            return Bot.objects.create(owner=owner, name=name, game=game, description=description)
+    except IntegrityError:
+        raise ValidationError({"name": f"you already have a bot called {name!r}"}) from None
+
+
+def bot_retire(*, bot: Bot) -> Bot:
+    if bot.retired_at is None:
+        bot.retired_at = timezone.now()
+        bot.save(update_fields=["retired_at"])
+    return bot
+
+
+def bot_version_create_builtin(*, bot: Bot, strategy: str, parameters: dict[str, Any] | None = None) -> BotVersion:
+    """A version that plays one of the engine's strategies: ready at once, nothing to validate in a sandbox."""
+    if bot.retired_at is not None:
+        raise ValidationError({"bot": "this bot is retired"})
+    if strategy not in bot_names(bot.game):
+        choices = ", ".join(bot_names(bot.game)) or "none"
+        raise ValidationError({"strategy": f"unknown strategy {strategy!r} for {bot.game}: choose one of {choices}"})
+    if parameters:
+        raise ValidationError({"parameters": "built-in strategies take no parameters yet"})
+    return _next_version(bot=bot, kind=BotVersion.Kind.BUILTIN, strategy=strategy, status=BotVersion.Status.READY)
+
+
+def _next_version(*, bot: Bot, **fields: Any) -> BotVersion:
+    # Lock the bot row so two versions created at once get consecutive numbers.
+    with transaction.atomic():
+        Bot.objects.select_for_update().get(pk=bot.pk)
+        last = bot.versions.aggregate(n=Max("number"))["n"] or 0
+        return BotVersion.objects.create(bot=bot, number=last + 1, **fields)

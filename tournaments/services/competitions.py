@@ -1,0 +1,175 @@
+"""Creating, entering, starting and cancelling competitions."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Mapping
+
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from engine.errors import EngineError
+from engine.games import GAME_NAMES, get_game, seats_for
+from engine.rng import derive_seed
+from league.models import BotVersion, Club, Player
+from tournaments.models import Competition, Entrant, Match, MatchParticipant, Round, Standing
+from tournaments.pairing import FORMATS, PairingError
+
+
+def validate_ruleset(*, game: str, options: Mapping[str, object] | None, players_per_match: int) -> dict[str, object]:
+    """The engine's complete ruleset for these options, or a ValidationError naming the bad field."""
+    if game not in GAME_NAMES:
+        raise ValidationError({"game": f"unknown game {game!r}: choose one of {', '.join(GAME_NAMES)}"})
+    engine_game = get_game(game)
+    if not isinstance(options, Mapping):
+        raise ValidationError({"options": "expected an object of option names and values"})
+    try:
+        seats = seats_for(engine_game, players_per_match, options)
+    except EngineError as exc:
+        raise ValidationError({"options": str(exc)}) from None
+    if not engine_game.MIN_PLAYERS <= seats <= engine_game.MAX_PLAYERS:
+        raise ValidationError(
+            {
+                "players_per_match": f"{game} seats {engine_game.MIN_PLAYERS} to {engine_game.MAX_PLAYERS} "
+                f"at a table, not {seats}"
+            }
+        )
+    try:
+        return dict(engine_game.parse_options(options, seats))
+    except EngineError as exc:
+        raise ValidationError({"options": str(exc)}) from None
+
+
+def competition_create(
+    *,
+    club: Club,
+    created_by: Player,
+    name: str,
+    game: str,
+    options: Mapping[str, object] | None = None,
+    kind: str = Competition.Kind.LEAGUE,
+    format: str = Competition.Format.ROUND_ROBIN,
+    players_per_match: int = 2,
+    games_per_match: int = 1,
+    max_entrants: int | None = None,
+    seed: int | None = None,
+) -> Competition:
+    errors: dict[str, str] = {}
+    if kind not in Competition.Kind.values:
+        errors["kind"] = f"choose one of {', '.join(Competition.Kind.values)}"
+    if format not in FORMATS:
+        errors["format"] = f"choose one of {', '.join(FORMATS)}"
+    if not 1 <= games_per_match <= 1000:
+        errors["games_per_match"] = "must be between 1 and 1000"
+    if max_entrants is not None and max_entrants < players_per_match:
+        errors["max_entrants"] = f"must leave room for at least one match of {players_per_match}"
+    if errors:
+        raise ValidationError(errors)
+    ruleset = validate_ruleset(game=game, options=options or {}, players_per_match=players_per_match)
+    with transaction.atomic():
+        competition = Competition.objects.create(
+            club=club,
+            created_by=created_by,
+            name=name,
+            game=game,
+            options=ruleset,
+            kind=kind,
+            format=format,
+            players_per_match=players_per_match,
+            games_per_match=games_per_match,
+            max_entrants=max_entrants,
+            seed=secrets.randbits(62) if seed is None else seed,
+        )
+        competition.organisers.add(created_by)
+    return competition
+
+
+def entrant_join(
+    *, competition: Competition, bot_version: BotVersion | None = None, player: Player | None = None
+) -> Entrant:
+    """Enter a bot version or a person; refused once the competition has started or is full."""
+    if (bot_version is None) == (player is None):
+        raise ValidationError({"entrant": "give exactly one of a bot version or a player"})
+    with transaction.atomic():
+        # Lock the competition so two joins cannot both take the last place.
+        locked = Competition.objects.select_for_update().get(pk=competition.pk)
+        if locked.status != Competition.Status.OPEN:
+            raise ValidationError({"competition": f"entries are closed: the competition is {locked.status}"})
+        if locked.max_entrants is not None and locked.entrants.count() >= locked.max_entrants:
+            raise ValidationError({"competition": f"the entrant list is full ({locked.max_entrants})"})
+        if bot_version is not None:
+            _check_bot_version(locked, bot_version)
+            name = f"{bot_version.bot.name} v{bot_version.number}"
+        elif player is not None:
+            name = player.display_name
+        try:
+            with transaction.atomic():
+                return Entrant.objects.create(competition=locked, bot_version=bot_version, player=player, name=name)
+        except IntegrityError:
+            raise ValidationError({"entrant": f"{name} has already joined this competition"}) from None
+
+
+def _check_bot_version(competition: Competition, version: BotVersion) -> None:
+    if version.bot.game != competition.game:
+        raise ValidationError({"bot_version": f"this bot plays {version.bot.game}, not {competition.game}"})
+    if version.status != BotVersion.Status.READY:
+        raise ValidationError({"bot_version": f"only ready versions can enter; this one is {version.status}"})
+    if version.bot.retired_at is not None:
+        raise ValidationError({"bot_version": "this bot is retired"})
+
+
+def competition_start(*, competition: Competition) -> Competition:
+    """Close entries, build every round of the schedule and open a standings row per entrant."""
+    with transaction.atomic():
+        locked = Competition.objects.select_for_update().get(pk=competition.pk)
+        if locked.status != Competition.Status.OPEN:
+            raise ValidationError({"competition": f"only an open competition can start; this one is {locked.status}"})
+        entrants = list(locked.entrants.order_by("id").values_list("id", flat=True))
+        try:
+            schedule = FORMATS[locked.format].schedule(entrants, locked.players_per_match)
+        except PairingError as exc:
+            raise ValidationError({"entrants": str(exc)}) from None
+        _create_schedule(locked, schedule)
+        Standing.objects.bulk_create(Standing(competition=locked, entrant_id=e) for e in entrants)
+        locked.status = Competition.Status.RUNNING
+        locked.started_at = timezone.now()
+        locked.save(update_fields=["status", "started_at"])
+    return locked
+
+
+def _create_schedule(competition: Competition, schedule: list[list[tuple[int, ...]]]) -> None:
+    rounds = Round.objects.bulk_create(
+        Round(competition=competition, number=number) for number in range(1, len(schedule) + 1)
+    )
+    matches = Match.objects.bulk_create(
+        Match(
+            competition=competition,
+            round=round_,
+            number=number,
+            seed=derive_seed(competition.seed, f"round/{round_.number}/match/{number}"),
+        )
+        for round_, tables in zip(rounds, schedule, strict=True)
+        for number, _ in enumerate(tables, start=1)
+    )
+    tables = [table for tables in schedule for table in tables]
+    MatchParticipant.objects.bulk_create(
+        MatchParticipant(match=match, entrant_id=entrant, seat=seat)
+        for match, table in zip(matches, tables, strict=True)
+        for seat, entrant in enumerate(table)
+    )
+
+
+def competition_cancel(*, competition: Competition) -> Competition:
+    """Stop a competition: its pending matches are cancelled; recorded results stay."""
+    with transaction.atomic():
+        locked = Competition.objects.select_for_update().get(pk=competition.pk)
+        if locked.status in (Competition.Status.FINISHED, Competition.Status.CANCELLED):
+            raise ValidationError({"competition": f"the competition is already {locked.status}"})
+        locked.matches.filter(status__in=[Match.Status.PENDING, Match.Status.ERROR]).update(
+            status=Match.Status.CANCELLED
+        )
+        locked.status = Competition.Status.CANCELLED
+        locked.finished_at = timezone.now()
+        locked.save(update_fields=["status", "finished_at"])
+    return locked

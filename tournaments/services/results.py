@@ -1,0 +1,186 @@
+"""Recording a played match: games, sets, participants, standings and ratings, in one transaction."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any
+
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from engine.match import MatchResult
+from league.ratings import Skill, rate
+from league.standings import FIGURE_FIELDS, game_figures
+from tournaments.models import (
+    Competition,
+    Game,
+    Match,
+    MatchParticipant,
+    MatchSet,
+    Standing,
+    units_per_point,
+)
+
+#: A match can be recorded from these states: claimed by a worker, or retried after an error.
+RECORDABLE = (Match.Status.RUNNING, Match.Status.PENDING, Match.Status.ERROR)
+
+
+def _decimal(value: Fraction) -> Decimal:
+    return (Decimal(value.numerator) / Decimal(value.denominator)).quantize(Decimal("0.000001"))
+
+
+def match_record_result(*, match: Match, result: MatchResult) -> Match:
+    """Store a played match once; a second call for the same match changes nothing.
+
+    The competition row is locked first: every match of a competition records
+    under that one lock, so standings increments and the ratings cursor never
+    interleave, and the unique constraints on games and sets make a duplicate
+    write fail rather than count twice.
+    """
+    with transaction.atomic():
+        competition = Competition.objects.select_for_update().get(pk=match.competition_id)
+        locked = Match.objects.select_for_update().get(pk=match.pk)
+        if locked.status not in RECORDABLE:
+            return locked
+        participants = list(locked.participants.order_by("seat"))
+        if len(participants) != len(result.ranks):
+            raise ValueError(f"match {locked.pk} has {len(participants)} participants, result has {len(result.ranks)}")
+        games = _create_games(competition, locked, participants, result)
+        _create_sets(competition.game, locked, games, participants)
+        _update_participants(competition, participants, result)
+        _update_standings(competition, participants, result)
+        locked.status = Match.Status.DONE
+        locked.error = ""
+        locked.finished_at = timezone.now()
+        locked.save(update_fields=["status", "error", "finished_at"])
+        _advance_ratings(competition)
+        _finish_if_complete(competition)
+    return locked
+
+
+def _create_games(
+    competition: Competition, match: Match, participants: list[MatchParticipant], result: MatchResult
+) -> list[Game]:
+    entrant_of = [p.entrant_id for p in participants]
+    rows = []
+    for played in result.games:
+        record = played.record
+        game_result = record.result or {}
+        winner = game_result.get("winner")
+        winner_participant = played.seating[winner] if winner is not None else None
+        rows.append(
+            Game(
+                match=match,
+                number=played.number,
+                seating=[None if who is None else entrant_of[who] for who in played.seating],
+                seed=record.seed,
+                deal=record.deal,
+                options=record.options,
+                record=record.to_dict(),
+                result=game_result,
+                winner_id=None if winner_participant is None else entrant_of[winner_participant],
+            )
+        )
+    return Game.objects.bulk_create(rows)
+
+
+def _create_sets(game_name: str, match: Match, games: list[Game], participants: list[MatchParticipant]) -> None:
+    """1923's sets and Banter's rounds, keyed by entrant so a table reads the same whatever the seating."""
+    rows: list[MatchSet] = []
+    for game in games:
+        seating: list[Any] = game.seating
+        people = [(seat, entrant) for seat, entrant in enumerate(seating) if entrant is not None]
+        if game_name == "1923":
+            for number, row in enumerate(game.result.get("set_table", []), start=1):
+                scores = {
+                    str(entrant): {key: row[key][seat] for key in ("cards", "aces", "points") if key in row}
+                    for seat, entrant in people
+                }
+                rows.append(MatchSet(match=match, game=game, number=number, scores=scores))
+        elif game_name == "banter":
+            play_on = set(game.result.get("play_on_rounds", []))
+            previous = [0, 0]
+            for number, totals in enumerate(game.result.get("race", []), start=1):
+                scores = {
+                    str(entrant): {"points": totals[seat] - previous[seat], "total": totals[seat]}
+                    for seat, entrant in people
+                }
+                rows.append(MatchSet(match=match, game=game, number=number, scores=scores, play_on=number in play_on))
+                previous = list(totals)
+    MatchSet.objects.bulk_create(rows, batch_size=1000)
+
+
+def _update_participants(competition: Competition, participants: list[MatchParticipant], result: MatchResult) -> None:
+    per_point = units_per_point(competition.players_per_match)
+    for index, participant in enumerate(participants):
+        participant.score = _decimal(result.scores[index])
+        participant.rank = result.ranks[index]
+        participant.match_units = int(result.points[index] * per_point)
+    MatchParticipant.objects.bulk_update(participants, ["score", "rank", "match_units"])
+
+
+def _update_standings(competition: Competition, participants: list[MatchParticipant], result: MatchResult) -> None:
+    first = [i for i, rank in enumerate(result.ranks) if rank == 1]
+    for index, participant in enumerate(participants):
+        figures = dict.fromkeys(FIGURE_FIELDS, 0)
+        games_won = 0
+        for played in result.games:
+            seat = played.seating.index(index)
+            game_result = played.record.result or {}
+            games_won += game_result.get("winner") == seat
+            for key, value in game_figures(competition.game, game_result, seat).items():
+                figures[key] += value
+        won = index in first and len(first) == 1
+        drawn = index in first and len(first) > 1
+        # F() increments: correct even if another transaction touched the row, though the
+        # competition lock already serialises recording.
+        Standing.objects.filter(entrant_id=participant.entrant_id).update(
+            played=F("played") + 1,
+            won=F("won") + int(won),
+            drawn=F("drawn") + int(drawn),
+            lost=F("lost") + int(not won and not drawn),
+            match_units=F("match_units") + (participant.match_units or 0),
+            games_played=F("games_played") + len(result.games),
+            games_won=F("games_won") + games_won,
+            **{key: F(key) + value for key, value in figures.items()},
+        )
+
+
+def _advance_ratings(competition: Competition) -> None:
+    """Rate every recorded match not yet rated, in (round, match id) order, up to the first unrecorded one.
+
+    Ratings are then a pure function of the results: the order matches finish in,
+    retries and reruns cannot change them (DESIGN.md, "Ratings").
+    """
+    pending = (
+        Match.objects.filter(competition=competition, rated=False)
+        .exclude(status=Match.Status.CANCELLED)
+        .order_by("round__number", "id")
+    )
+    for match in pending:
+        if match.status != Match.Status.DONE:
+            break
+        participants = list(match.participants.order_by("seat"))
+        standings = {
+            s.entrant_id: s for s in Standing.objects.filter(entrant_id__in=[p.entrant_id for p in participants])
+        }
+        rows = [standings[p.entrant_id] for p in participants]
+        skills = rate([Skill(r.mu, r.sigma) for r in rows], [p.rank or 0 for p in participants])
+        for row, skill in zip(rows, skills, strict=True):
+            row.mu, row.sigma, row.ordinal = skill.mu, skill.sigma, skill.ordinal
+        Standing.objects.bulk_update(rows, ["mu", "sigma", "ordinal"])
+        Match.objects.filter(pk=match.pk).update(rated=True)
+
+
+def _finish_if_complete(competition: Competition) -> None:
+    open_statuses: Sequence[str] = (Match.Status.PENDING, Match.Status.RUNNING, Match.Status.ERROR)
+    if (
+        competition.status == Competition.Status.RUNNING
+        and not competition.matches.filter(status__in=open_statuses).exists()
+    ):
+        competition.status = Competition.Status.FINISHED
+        competition.finished_at = timezone.now()
+        competition.save(update_fields=["status", "finished_at"])
