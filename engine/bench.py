@@ -6,6 +6,7 @@ served game does, and every game's record is built and kept.
 
 from __future__ import annotations
 
+import gc
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -16,8 +17,12 @@ from engine.progress import Progress
 from engine.record import Record
 from engine.runner import play_game
 
-#: What one game is called in each game's figure: a 1923 game in mode=set is a set, a Punk game a deal.
-UNITS = {"war": "games", "1923": "games", "banter": "games", "punk": "deals"}
+
+def unit_of(game: str, options: Mapping[str, object]) -> str:
+    """What one engine game is called in the figures: a 1923 game is a match or, in mode=set, a set."""
+    if game == "1923":
+        return "sets" if str(options.get("mode", "match")).lower() == "set" else "matches"
+    return "deals" if game == "punk" else "games"
 
 
 @dataclass(frozen=True)
@@ -44,15 +49,21 @@ def run_bench(
 ) -> BenchResult:
     game = get_game(game_name)
     records: list[Record] = []
-    meter = Progress(games, UNITS[game.NAME], enabled=progress)
+    meter = Progress(games, unit_of(game.NAME, options), enabled=progress)
     start = time.perf_counter()
     for index in range(games):
         seed = first_seed + index
         agents = seat_agents(game.NAME, bots, options, seed) if bots else [None, None]
         records.append(play_game(game.NAME, agents=agents, seed=seed, options=options))
+        if index & 1023 == 1023:
+            # The kept records only grow: move them out of the collector's way, as a
+            # long-lived worker holding its results would, so later games are not
+            # charged for re-scanning earlier records.
+            gc.freeze()
         if index & 63 == 0:
             meter.update(index + 1)
     seconds = time.perf_counter() - start
+    gc.unfreeze()
     meter.update(games)
     meter.finish()
     return BenchResult(game=game.NAME, games=games, seconds=seconds, bots=tuple(bots), records=records)

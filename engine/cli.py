@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from engine.bench import UNITS, run_bench
+from engine.bench import run_bench, unit_of
 from engine.bots import seat_agents
 from engine.cards import parse_cards
 from engine.errors import EngineError, RecordError
@@ -195,7 +195,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     elif args.players is not None and args.players != len(bots):
         raise UsageError(f"--players {args.players} does not match the {len(bots)} bots given")
     result = run_bench(game.NAME, games=args.games, bots=bots, options=options, progress=not args.quiet)
-    unit = UNITS[game.NAME]
+    unit = unit_of(game.NAME, options)
     options_text = ",".join(f"{k}={v}" for k, v in sorted(options.items())) or "defaults"
     bots_text = ",".join(bots) or "none (no decisions)"
     print(

@@ -26,6 +26,10 @@ class Forfeit:
         return data
 
 
+#: The common result keys; a game's own figures sit beside them and must not reuse them.
+_RESERVED = frozenset({"winner", "winners", "ranks", "scores", "forfeit"})
+
+
 @dataclass(frozen=True)
 class Result:
     """The outcome of one game.
@@ -51,6 +55,9 @@ class Result:
         return winners[0] if len(winners) == 1 else None
 
     def to_json(self) -> dict[str, Any]:
+        clash = _RESERVED.intersection(self.details)
+        if clash:
+            raise ValueError(f"result details may not redefine {sorted(clash)}")
         return {
             "winner": self.winner,
             "winners": list(self.winners),
@@ -83,9 +90,15 @@ def score_rates(ranks: Sequence[int]) -> list[Fraction]:
     return rates
 
 
-def with_forfeit(result: Result, forfeit: Forfeit) -> Result:
-    """The forfeiting seat ranks last; the others keep the order the game gave them at that moment."""
-    keys = [(-1 if seat == forfeit.seat else 0, -rank) for seat, rank in enumerate(result.ranks)]
+def with_forfeit(result: Result, forfeit: Forfeit, engine_seats: frozenset[int] = frozenset()) -> Result:
+    """The forfeiting seat ranks last among the people; the others keep the order the game gave them.
+
+    Seats the engine plays (Punk's dummy) are not people: they stay below everyone.
+    """
+    keys = [
+        (-2 if seat in engine_seats else -1 if seat == forfeit.seat else 0, -rank)
+        for seat, rank in enumerate(result.ranks)
+    ]
     return Result(
         ranks=ranks_from_keys(keys),
         scores=result.scores,

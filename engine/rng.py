@@ -56,7 +56,8 @@ class Rng:
 
     def copy(self) -> Rng:
         clone = Rng.__new__(Rng)
-        clone._random = random.Random()
+        # Seeding with 0 first skips the OS entropy read that Random() would do.
+        clone._random = random.Random(0)
         clone._random.setstate(self._random.getstate())
         return clone
 

@@ -76,7 +76,7 @@ def play_game(
             break
         apply(state, dict(zip(seats, step, strict=True)))
         steps.append(step)
-    result = final_result(game, state, forfeit)
+    result = final_result(game, state, forfeit, auto)
     return Record(
         game=game.NAME,
         players=players,
@@ -89,6 +89,6 @@ def play_game(
     )
 
 
-def final_result(game: Game, state: Any, forfeit: Forfeit | None) -> Result:
+def final_result(game: Game, state: Any, forfeit: Forfeit | None, engine_seats: frozenset[int]) -> Result:
     result = game.result(state)
-    return result if forfeit is None else with_forfeit(result, forfeit)
+    return result if forfeit is None else with_forfeit(result, forfeit, engine_seats)

@@ -88,7 +88,7 @@ def verify(record: Record) -> Verdict:
             return Verdict(False, f"forfeit: seat {forfeit.seat} had no decision to make at move {end}")
     elif not game.is_over(state):
         return Verdict(False, f"the record ends after step {end - 1} but the game is not over", end)
-    computed = final_result(game, state, forfeit).to_json()
+    computed = final_result(game, state, forfeit, game.auto_seats(record.options, record.players)).to_json()
     if record.result != computed:
         return Verdict(False, "result: " + _difference(record.result, computed))
     return Verdict(True)

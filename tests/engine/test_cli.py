@@ -107,4 +107,7 @@ def test_module_entry_point_reports_errors_without_a_traceback() -> None:
         [sys.executable, "-m", "engine", "play", "war", "--deck", "XX"], capture_output=True, text=True, cwd=ROOT
     )
     assert proc.returncode == 2
-    assert proc.stderr.strip() == "error: --deck: card 1: malformed card 'XX': expected rank (A 2-9 T J Q K) then suit (C D H S U-Z)"
+    assert (
+        proc.stderr.strip()
+        == "error: --deck: card 1: malformed card 'XX': expected rank (A 2-9 T J Q K) then suit (C D H S U-Z)"
+    )

@@ -7,6 +7,7 @@ runner the service uses, and then poke at the records the games produce.
 from __future__ import annotations
 
 import json
+import os
 from typing import Any
 
 import pytest
@@ -23,7 +24,9 @@ from tests.engine.strategies import Setup, setups
 
 DECISION_GAMES = [g for g in GAME_NAMES if g != "war"]
 MAX_STEPS = 50_000
-PROPERTY_SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+#: PROPERTY_EXAMPLES=500 for a thorough run; the suite's default keeps CI quick.
+EXAMPLES = int(os.environ.get("PROPERTY_EXAMPLES", "25"))
+PROPERTY_SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def play(setup: Setup) -> Record:
@@ -71,7 +74,7 @@ def test_cards_are_conserved_and_every_game_ends(game: str, data: st.DataObject)
 
 
 @pytest.mark.parametrize("game", DECISION_GAMES)
-@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=max(8, EXAMPLES // 3), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_bots_are_only_offered_actions_that_apply(game: str, data: st.DataObject) -> None:
     setup = data.draw(setups(game))
@@ -134,7 +137,7 @@ def test_verify_rejects_any_single_action_made_illegal(game: str, data: st.DataO
 
 
 @pytest.mark.parametrize("game", DECISION_GAMES)
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=max(10, EXAMPLES // 3), deadline=None)
 @given(data=st.data())
 def test_an_illegal_action_raises_and_leaves_the_state_untouched(game: str, data: st.DataObject) -> None:
     setup = data.draw(setups(game))
