@@ -1,0 +1,21 @@
+"""API-wide glue: service errors become 400s with field-level messages, never 500s."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.exceptions import ValidationError as DjangoValidationError
+from rest_framework import serializers
+from rest_framework.response import Response
+from rest_framework.views import exception_handler as drf_exception_handler
+
+from engine.errors import EngineError
+
+
+def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    if isinstance(exc, DjangoValidationError):
+        detail: Any = exc.message_dict if hasattr(exc, "error_dict") else {"non_field_errors": exc.messages}
+        exc = serializers.ValidationError(detail)
+    elif isinstance(exc, EngineError):
+        exc = serializers.ValidationError({"non_field_errors": [str(exc)]})
+    return drf_exception_handler(exc, context)
