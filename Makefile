@@ -14,9 +14,14 @@ $(STAMP): pyproject.toml
 
 setup: $(STAMP)
 
-## The service's main job on embedded defaults (until the league service lands: a demo of all four games).
+## The service on embedded defaults: migrate, load the demo club (played competitions), serve the admin site.
 run: setup
-	$(PY) -m engine demo
+	$(PY) manage.py migrate --noinput
+	$(PY) manage.py load_demo
+	@echo ""
+	@echo "Admin site: http://127.0.0.1:8000/admin/   login: demo / demo"
+	@echo ""
+	$(PY) manage.py runserver 127.0.0.1:8000
 
 demo: run
 

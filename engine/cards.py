@@ -85,3 +85,14 @@ def check_multiset(cards: Sequence[str], expected: Sequence[str], *, what: str) 
     if missing:
         parts.append("missing " + format_cards(missing))
     raise CardError(f"{what}: " + "; ".join(parts))
+
+
+def normalise_action(text: str) -> str:
+    """An action in canonical spelling: upper case, single spaces, cards as in RULES.md (``10c`` → ``TC``)."""
+    words = []
+    for word in text.split():
+        try:
+            words.append(parse_card(word))
+        except CardError:
+            words.append(word.upper())
+    return " ".join(words)

@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from engine.agents import Agent, AgentFailure
+from engine.cards import normalise_action
 from engine.errors import PlayerCountError
 from engine.games import Game, get_game
 from engine.record import Record
@@ -68,9 +69,14 @@ def play_game(
                 forfeit = Forfeit(seat, failure.cause, len(steps), failure.detail)
                 break
             if action not in legal:
-                cause = "illegal_action" if isinstance(action, str) else "bad_output"
-                forfeit = Forfeit(seat, cause, len(steps), f"{action!r} is not a legal action")
-                break
+                if not isinstance(action, str):
+                    forfeit = Forfeit(seat, "bad_output", len(steps), f"{action!r} is not an action string")
+                    break
+                # RULES.md: card notation is case-insensitive and 10 means T; accept any spelling.
+                action = normalise_action(action)
+                if action not in legal:
+                    forfeit = Forfeit(seat, "illegal_action", len(steps), f"{action!r} is not a legal action")
+                    break
             step.append(action)
         if forfeit is not None:
             break

@@ -79,3 +79,54 @@ def _next_version(*, bot: Bot, **fields: Any) -> BotVersion:
         Bot.objects.select_for_update().get(pk=bot.pk)
         last = bot.versions.aggregate(n=Max("number"))["n"] or 0
         return BotVersion.objects.create(bot=bot, number=last + 1, **fields)
+
+
+def player_for_user(*, user: AbstractBaseUser) -> Player:
+    """The user's Player profile, created on first use with the username as its display name.
+
+    The API never asks a user to register a profile separately: the first
+    write that needs one (a bot, a club, a competition, an entry) makes it.
+    """
+    existing = Player.objects.filter(user=user).first()
+    if existing is not None:
+        return existing
+    try:
+        with transaction.atomic():
+            return Player.objects.create(user=user, display_name=user.get_username())
+    except IntegrityError:
+        # Two first requests raced; the other one created the profile.
+        return Player.objects.get(user=user)
+
+
+def player_update(*, player: Player, display_name: str) -> Player:
+    display_name = display_name.strip()
+    if not display_name:
+        raise ValidationError({"display_name": "a display name cannot be blank"})
+    player.display_name = display_name
+    player.save(update_fields=["display_name"])
+    return player
+
+
+def bot_update(*, bot: Bot, name: str | None = None, description: str | None = None) -> Bot:
+    """Rename or re-describe a bot; entrants keep the name they entered with."""
+    changed: list[str] = []
+    if name is not None and name != bot.name:
+        bot.name = name
+        changed.append("name")
+    if description is not None and description != bot.description:
+        bot.description = description
+        changed.append("description")
+    if changed:
+        try:
+            with transaction.atomic():
+                bot.save(update_fields=changed)
+        except IntegrityError:
+            raise ValidationError({"name": f"you already have a bot called {name!r}"}) from None
+    return bot
+
+
+def bot_delete(*, bot: Bot) -> None:
+    """Delete a bot that never had a version; one with versions is retired instead, since games name them."""
+    if bot.versions.exists():
+        raise ValidationError({"bot": "a bot with versions stays on record because games name them: retire it"})
+    bot.delete()

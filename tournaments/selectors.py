@@ -9,10 +9,21 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from django.db.models import Count, QuerySet
+from django.db.models import Count, Prefetch, Q, QuerySet
 
+from league.models import Membership, Player
 from league.standings import TIEBREAKS, Tiebreak, shared_ranks
-from tournaments.models import Competition, Game, Match, MatchSet, Standing, units_per_point
+from tournaments.models import (
+    Competition,
+    Entrant,
+    Game,
+    Match,
+    MatchParticipant,
+    MatchSet,
+    Round,
+    Standing,
+    units_per_point,
+)
 
 BANTER_TARGET = 40
 
@@ -97,3 +108,156 @@ def competition_progress(competition: Competition) -> dict[str, int]:
         counts[row["status"]] = row["n"]
     counts["total"] = sum(counts.values())
     return counts
+
+
+# --- Reads behind the REST API (tournaments/api/): each owns its joins. ---
+
+
+def competition_list() -> QuerySet[Competition]:
+    return (
+        Competition.objects.select_related("club", "created_by")
+        .annotate(entrant_count=Count("entrants", distinct=True))
+        .prefetch_related(Prefetch("organisers", queryset=Player.objects.only("id")))
+        .order_by("-created_at", "-id")
+    )
+
+
+def competition_organiser(*, competition: Competition, player: Player | None) -> bool:
+    """A competition's organisers: those named on it, and the organisers of its club.
+
+    The club's organisers run every competition of the club (from the API and the admin
+    alike); naming someone on a competition lets them run that one only.
+    """
+    if player is None:
+        return False
+    return (
+        competition.organisers.filter(pk=player.pk).exists()
+        or Membership.objects.filter(
+            club_id=competition.club_id, player=player, role=Membership.Role.ORGANISER
+        ).exists()
+    )
+
+
+def competition_entrants(*, competition: Competition) -> QuerySet[Entrant]:
+    return Entrant.objects.filter(competition=competition).select_related("bot_version__bot", "player").order_by("id")
+
+
+def _participants_with_entrants() -> QuerySet[MatchParticipant]:
+    return MatchParticipant.objects.select_related("entrant").order_by("seat")
+
+
+def competition_rounds(*, competition: Competition) -> QuerySet[Round]:
+    # The competition rides along so each participant's match points (which depend on table size) cost no query.
+    matches = (
+        Match.objects.select_related("competition")
+        .order_by("number")
+        .prefetch_related(Prefetch("participants", queryset=_participants_with_entrants()))
+    )
+    return (
+        Round.objects.filter(competition=competition)
+        .order_by("number")
+        .prefetch_related(Prefetch("matches", queryset=matches))
+    )
+
+
+def match_list() -> QuerySet[Match]:
+    """Matches with their participants and a summary of each game; the records stay in the database."""
+    games = Game.objects.defer("record", "deal").order_by("number")
+    return (
+        Match.objects.select_related("competition", "round")
+        .prefetch_related(
+            Prefetch("participants", queryset=_participants_with_entrants()),
+            Prefetch("games", queryset=games),
+        )
+        .order_by("-competition_id", "round__number", "number", "id")
+    )
+
+
+def match_detail() -> QuerySet[Match]:
+    return match_list().prefetch_related(Prefetch("sets", queryset=MatchSet.objects.order_by("game__number", "number")))
+
+
+def matches_of_player(player_id: int) -> QuerySet[Match, dict[str, Any]]:
+    """Matches where the player sat in person or through one of their bots (ids only, for a subquery)."""
+    return Match.objects.filter(
+        participants__entrant__in=Entrant.objects.filter(
+            Q(player_id=player_id) | Q(bot_version__bot__owner_id=player_id)
+        )
+    ).values("id")
+
+
+def competitions_of_player(player_id: int) -> QuerySet[Entrant, dict[str, Any]]:
+    """Competitions the player entered in person or through one of their bots (ids only, for a subquery)."""
+    return Entrant.objects.filter(Q(player_id=player_id) | Q(bot_version__bot__owner_id=player_id)).values(
+        "competition_id"
+    )
+
+
+def game_list() -> QuerySet[Game]:
+    return Game.objects.select_related("match__competition").defer("record", "deal").order_by("-match_id", "number")
+
+
+def game_insiders(*, game: Game) -> set[int]:
+    """Player ids who may see the game's private record: the competition's organisers and whoever sat at it.
+
+    "Whoever sat at it" is the owner of each bot version that played, and a person who played in their own seat.
+    """
+    seated = [entrant for entrant in game.seating if entrant is not None]
+    owners = Entrant.objects.filter(pk__in=seated).values_list("bot_version__bot__owner_id", "player_id")
+    insiders = {player for pair in owners for player in pair if player is not None}
+    insiders.update(game.match.competition.organisers.values_list("id", flat=True))
+    return insiders
+
+
+# --- Reads behind the admin site (tournaments/admin.py). ---
+
+
+@dataclass(frozen=True)
+class MatchSheet:
+    """One match as a competition's admin page shows it: who sat where, and its sets or its race."""
+
+    match: Match
+    #: In seat order, each with its entrant loaded.
+    participants: list[MatchParticipant]
+    #: 1923: per game, its sets in order (what match_set_table gives); empty for the other games.
+    set_table: list[tuple[Game, list[MatchSet]]]
+    #: Banter: per game, the race to 40 (what match_race gives); empty for the other games.
+    race: list[GameRace]
+
+
+def _race_round(row: MatchSet) -> RaceRound:
+    points = {int(e): (v["points"], v["total"]) for e, v in row.scores.items()}
+    passed = sorted(e for e, (_, total) in points.items() if total >= BANTER_TARGET)
+    return RaceRound(number=row.number, points=points, play_on=row.play_on, passed_target=passed)
+
+
+def competition_match_sheets(competition: Competition) -> list[MatchSheet]:
+    """Every match in (round, id) order with its participants, sets and race: four queries however many matches."""
+    with_sets = competition.game in ("1923", "banter")
+    prefetches: list[Prefetch] = [
+        Prefetch("participants", queryset=MatchParticipant.objects.select_related("entrant").order_by("seat"))
+    ]
+    if with_sets:
+        # The records can be long (a 1923 match is thousands of steps) and the page never shows them.
+        games = (
+            Game.objects.defer("record", "deal")
+            .order_by("number")
+            .prefetch_related(Prefetch("sets", queryset=MatchSet.objects.order_by("number")))
+        )
+        prefetches.append(Prefetch("games", queryset=games))
+    matches = competition.matches.select_related("round").prefetch_related(*prefetches).order_by("round__number", "id")
+    sheets = []
+    for match in matches:
+        games_and_sets = [(game, list(game.sets.all())) for game in match.games.all()] if with_sets else []
+        banter = competition.game == "banter"
+        sheets.append(
+            MatchSheet(
+                match=match,
+                participants=list(match.participants.all()),
+                set_table=games_and_sets if competition.game == "1923" else [],
+                race=[GameRace(game=g, rounds=[_race_round(row) for row in rows]) for g, rows in games_and_sets]
+                if banter
+                else [],
+            )
+        )
+    return sheets

@@ -12,7 +12,7 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from config.env import env_bool, env_list, env_str
+from config.env import env_bool, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 VAR_DIR = Path(env_str("CARDCLUB_VAR_DIR", str(BASE_DIR / "var")))
@@ -108,4 +108,47 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Competitions, bots, matches and standings for War, 1923, Banter and Punk.",
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
+    # Several models have a Status or Kind; name each enum after its model so the schema has no clashes.
+    "ENUM_NAME_OVERRIDES": {
+        "CompetitionKindEnum": "tournaments.models.Competition.Kind",
+        "CompetitionStatusEnum": "tournaments.models.Competition.Status",
+        "MatchStatusEnum": "tournaments.models.Match.Status",
+        "BotVersionKindEnum": "league.models.BotVersion.Kind",
+        "BotVersionStatusEnum": "league.models.BotVersion.Status",
+    },
 }
+
+
+# --- Celery (DESIGN.md, "Idempotent background work") ---------------------------------------
+# The embedded default is kombu's filesystem transport: a folder under var/, no server needed.
+BROKER_DIR = VAR_DIR / "broker"
+CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "filesystem://")
+if CELERY_BROKER_URL.startswith("filesystem://"):
+    for _folder in ("queue", "processed"):
+        (BROKER_DIR / _folder).mkdir(parents=True, exist_ok=True)
+    CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {
+        "data_folder_in": str(BROKER_DIR / "queue"),
+        "data_folder_out": str(BROKER_DIR / "queue"),
+        "processed_folder": str(BROKER_DIR / "processed"),
+        "store_processed": False,
+    }
+else:
+    # A task not acknowledged within this time is handed to another worker: keep it far above
+    # the hard time limit, or a long match would run twice.
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600)}
+CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 900)
+_visibility = CELERY_BROKER_TRANSPORT_OPTIONS.get("visibility_timeout")
+if isinstance(_visibility, int) and _visibility <= 2 * CELERY_TASK_TIME_LIMIT:
+    raise ImproperlyConfigured(
+        f"CELERY_VISIBILITY_TIMEOUT ({_visibility} s) must be well above twice CELERY_TASK_TIME_LIMIT "
+        f"({CELERY_TASK_TIME_LIMIT} s), or a running match would be delivered to a second worker"
+    )
+CELERY_TASK_SOFT_TIME_LIMIT = CELERY_TASK_TIME_LIMIT - 60
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# Results that matter are rows in our own tables; nothing reads a result backend.
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_TASK_DEFAULT_QUEUE = "default"
+CELERY_TASK_ROUTES = {"tournaments.tasks.run_match": {"queue": "games"}}
+CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)

@@ -150,8 +150,14 @@ class TrackerBot:
             return standing(score + points, target, race_open) - standing(score, target, race_open)
 
         def gain(rank: int, trick: TrickOdds) -> float:
-            # Each other seat is equally likely to hold the winning card.
-            loss = sum(chance * sum(step(scores[r], s) for r in rivals) for s, chance in trick.others.items())
+            # Each other seat is equally likely to hold the winning card. Plain loops, never sum():
+            # Python 3.12 made float sum() compensated, and records must match across versions.
+            loss = 0.0
+            for points, chance in trick.others.items():
+                rivals_gain = 0.0
+                for rival in rivals:
+                    rivals_gain += step(scores[rival], points)
+                loss += chance * rivals_gain
             return trick.win * step(mine, rank) - loss / others
 
         return gain

@@ -675,7 +675,9 @@ def result(state: Nineteen23State) -> Result:
         scores = tuple(set_cards)
     else:
         winners = state.match_winners
-        keys = [(seat in winners, state.points[seat], state.match_cards[seat]) for seat in players]
+        # RULES.md "Ranking within a match": the winners share first place, whatever their figures;
+        # only the others are ranked by points, then cards.
+        keys = [(1, 0, 0) if seat in winners else (0, state.points[seat], state.match_cards[seat]) for seat in players]
         scores = tuple(state.points)
     details = {
         "mode": "set" if state.single_set else "match",

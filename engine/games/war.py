@@ -191,6 +191,10 @@ def play_rounds(state: WarState, limit: int) -> None:
     over = False
     # One bound serves both the caller's limit and the cap; which one it was is checked on exit.
     end = min(stop, cap)
+    if not (h0 or u0 or h1 or u1):
+        # Only an explicit deal of two empty hands gets here: neither can play, so nobody wins.
+        state.over = True
+        return
     while True:
         # RULES.md: the no-cards check comes before the cap, so round 10000's winner stands.
         if not h0:

@@ -85,3 +85,21 @@ def test_a_person_forfeiting_beside_the_dummy_still_ranks_above_it() -> None:
     assert record.result is not None
     assert record.result["ranks"] == [2, 1, 3]
     assert verify(record).ok
+
+
+class Spells:
+    """Answers with the first legal action, spelt in lower case with 10 for T."""
+
+    def act(self, observation: dict[str, Any], legal_actions: list[str]) -> str:
+        choice = legal_actions[-1]
+        return " ".join("10" + w[1].lower() if w[0] == "T" and len(w) == 2 else w.lower() for w in choice.split())
+
+
+def test_any_spelling_of_a_legal_action_is_accepted_and_recorded_canonically() -> None:
+    # Seven players play ranks up to T, and the highest card comes last in the legal list.
+    agents: list[Any] = [Spells() for _ in range(7)]
+    record = play_game("punk", agents=agents, seed=12)
+    assert any(action.startswith("T") for step in record.actions for action in step)
+    assert record.forfeit is None
+    assert all(action == action.upper() and "10" not in action for step in record.actions for action in step)
+    assert verify(record).ok

@@ -706,3 +706,16 @@ def test_a_seeded_match_replays_and_verifies() -> None:
     record = play_game("1923", agents=agents, seed=11, options={"target_points": 30})
     assert record.options["decks"] == 2
     assert verify(record).ok
+
+
+def test_players_sharing_a_match_win_share_first_place_whatever_their_points() -> None:
+    # Seed 583, every seat always locking: both reach the target in the same set with equal
+    # cards over the match (182 each) but different points; RULES.md shares the win.
+    options = g.parse_options({}, 2)
+    state = g.new_state(options, 2, 583)
+    while not g.is_over(state):
+        g.apply(state, {seat: "LOCK" for seat in g.to_act(state)})
+    result = g.result(state)
+    assert result.details["match_winners"] == [0, 1]
+    assert result.details["points"][0] != result.details["points"][1]
+    assert result.ranks == (1, 1) and result.winner is None

@@ -133,3 +133,8 @@ def test_seeded_games_replay_and_verify(seed: int) -> None:
     again = play_game("war", agents=[None, None], seed=seed)
     assert record.to_json() == again.to_json()
     assert verify(record).ok
+
+
+def test_two_empty_hands_are_a_draw() -> None:
+    state = play_deal({"hands": [[], []]})
+    assert state.over and state.winner is None and state.rounds == 0

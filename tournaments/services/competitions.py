@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Mapping
+from enum import Enum, auto
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
@@ -173,3 +174,82 @@ def competition_cancel(*, competition: Competition) -> Competition:
         locked.finished_at = timezone.now()
         locked.save(update_fields=["status", "finished_at"])
     return locked
+
+
+class Unchanged(Enum):
+    """Marks an optional argument the caller left alone, where None is itself a value (no entrant limit)."""
+
+    UNCHANGED = auto()
+
+
+UNCHANGED = Unchanged.UNCHANGED
+
+
+def competition_update(
+    *,
+    competition: Competition,
+    name: str | None = None,
+    options: Mapping[str, object] | None = None,
+    games_per_match: int | None = None,
+    max_entrants: int | Unchanged | None = UNCHANGED,
+) -> Competition:
+    """Rename a competition at any time; its rules and size only while entries are open."""
+    with transaction.atomic():
+        locked = Competition.objects.select_for_update().get(pk=competition.pk)
+        changed: list[str] = []
+        rules_changed = {
+            "options": options is not None,
+            "games_per_match": games_per_match is not None,
+            "max_entrants": max_entrants is not UNCHANGED,
+        }
+        if locked.status != Competition.Status.OPEN:
+            closed = {
+                field: f"can change only while entries are open; the competition is {locked.status}"
+                for field, wanted in rules_changed.items()
+                if wanted
+            }
+            if closed:
+                raise ValidationError(closed)
+        if name is not None:
+            locked.name = name
+            changed.append("name")
+        if games_per_match is not None:
+            if not 1 <= games_per_match <= 1000:
+                raise ValidationError({"games_per_match": "must be between 1 and 1000"})
+            locked.games_per_match = games_per_match
+            changed.append("games_per_match")
+        if not isinstance(max_entrants, Unchanged):
+            if max_entrants is not None:
+                _check_room(locked, max_entrants)
+            locked.max_entrants = max_entrants
+            changed.append("max_entrants")
+        if options is not None:
+            locked.options = validate_ruleset(
+                game=locked.game, options=options, players_per_match=locked.players_per_match
+            )
+            changed.append("options")
+        if changed:
+            locked.save(update_fields=changed)
+    return locked
+
+
+def _check_room(competition: Competition, max_entrants: int) -> None:
+    if max_entrants < competition.players_per_match:
+        raise ValidationError(
+            {"max_entrants": f"must leave room for at least one match of {competition.players_per_match}"}
+        )
+    entered = competition.entrants.count()
+    if max_entrants < entered:
+        raise ValidationError({"max_entrants": f"{entered} entrants have already joined"})
+
+
+def entrant_withdraw(*, entrant: Entrant) -> None:
+    """An entrant leaves (or is removed) before the start; afterwards the schedule names it."""
+    with transaction.atomic():
+        # The same lock as joining and starting, so a start cannot schedule an entrant that is leaving.
+        locked = Competition.objects.select_for_update().get(pk=entrant.competition_id)
+        if locked.status != Competition.Status.OPEN:
+            raise ValidationError(
+                {"competition": f"entrants can leave only before the start; the competition is {locked.status}"}
+            )
+        Entrant.objects.filter(pk=entrant.pk).delete()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
@@ -116,3 +117,13 @@ def competition_play_pending(*, competition: Competition) -> int:
         if match_play(match_id=match_id) is not None:
             played += 1
     return played
+
+
+def competition_play_now(*, competition: Competition) -> int:
+    """An organiser's "play": every pending match of a running competition, synchronously, until workers do it."""
+    competition.refresh_from_db(fields=["status"])
+    if competition.status != Competition.Status.RUNNING:
+        raise ValidationError(
+            {"competition": f"only a running competition can be played; this one is {competition.status}"}
+        )
+    return competition_play_pending(competition=competition)

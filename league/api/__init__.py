@@ -1,0 +1,1 @@
+"""The REST API for people and programs: players, bots and their versions, clubs."""

@@ -1,0 +1,97 @@
+"""/api/bots/ and /api/bots/{id}/versions/: anyone reads; only a bot's owner changes it or adds versions."""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import Any
+
+from django.db.models import QuerySet
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema
+from rest_framework import mixins, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.exceptions import PermissionDenied
+from rest_framework.permissions import IsAuthenticatedOrReadOnly
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from league.api.filters import BotFilter, BotVersionFilter
+from league.api.identity import acting_player
+from league.api.permissions import IsBotOwnerOrReadOnly, is_bot_owner
+from league.api.serializers import (
+    BotCreateSerializer,
+    BotSerializer,
+    BotUpdateSerializer,
+    BotVersionCreateSerializer,
+    BotVersionSerializer,
+)
+from league.models import Bot, BotVersion
+from league.selectors import bot_list, bot_versions
+from league.services import bot_create, bot_delete, bot_retire, bot_update, bot_version_create_builtin
+
+
+class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet[Bot]):
+    serializer_class = BotSerializer
+    filterset_class = BotFilter
+    permission_classes = [IsAuthenticatedOrReadOnly, IsBotOwnerOrReadOnly]
+    lookup_value_converter = "int"
+
+    def get_queryset(self) -> QuerySet[Bot]:
+        return bot_list()
+
+    def _shown(self, bot: Bot, code: int = status.HTTP_200_OK) -> Response:
+        # Re-read through the selector so the response carries the same annotations as the list.
+        return Response(BotSerializer(bot_list().get(pk=bot.pk)).data, status=code)
+
+    @extend_schema(request=BotCreateSerializer, responses={201: BotSerializer})
+    def create(self, request: Request) -> Response:
+        data = BotCreateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        bot = bot_create(owner=acting_player(request), **data.validated_data)
+        return self._shown(bot, status.HTTP_201_CREATED)
+
+    @extend_schema(request=BotUpdateSerializer, responses=BotSerializer)
+    def partial_update(self, request: Request, pk: int) -> Response:
+        bot = self.get_object()
+        data = BotUpdateSerializer(data=request.data, partial=True)
+        data.is_valid(raise_exception=True)
+        return self._shown(bot_update(bot=bot, **data.validated_data))
+
+    @extend_schema(responses={204: None})
+    def destroy(self, request: Request, pk: int) -> Response:
+        bot_delete(bot=self.get_object())
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+    @extend_schema(request=None, responses=BotSerializer)
+    @action(detail=True, methods=["post"])
+    def retire(self, request: Request, pk: int) -> Response:
+        return self._shown(bot_retire(bot=self.get_object()))
+
+
+class BotVersionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet[BotVersion]):
+    """A bot's immutable versions, addressed by number; entering a competition takes the version's id."""
+
+    serializer_class = BotVersionSerializer
+    filterset_class = BotVersionFilter
+    lookup_field = "number"
+    lookup_value_converter = "int"
+
+    @cached_property
+    def bot(self) -> Bot:
+        return get_object_or_404(Bot.objects.select_related("owner"), pk=self.kwargs["bot_pk"])
+
+    def get_queryset(self) -> QuerySet[BotVersion]:
+        if getattr(self, "swagger_fake_view", False):  # the schema generator has no URL kwargs
+            return BotVersion.objects.none()
+        return bot_versions(bot=self.bot)
+
+    @extend_schema(request=BotVersionCreateSerializer, responses={201: BotVersionSerializer})
+    def create(self, request: Request, **kwargs: Any) -> Response:
+        if not is_bot_owner(request, self.bot):
+            raise PermissionDenied("only the bot's owner may add versions")
+        data = BotVersionCreateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        version = bot_version_create_builtin(
+            bot=self.bot, strategy=data.validated_data["strategy"], parameters=data.validated_data["parameters"]
+        )
+        return Response(BotVersionSerializer(version).data, status=status.HTTP_201_CREATED)

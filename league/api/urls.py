@@ -1,0 +1,19 @@
+"""Routes of the people-and-programs API, mounted under /api/ by config/urls.py."""
+
+from __future__ import annotations
+
+from rest_framework.routers import SimpleRouter
+
+from league.api.bots import BotVersionViewSet, BotViewSet
+from league.api.clubs import ClubViewSet, MembershipViewSet
+from league.api.players import PlayerViewSet
+
+# Path converters rather than regexes, so every id in the schema is typed as an integer.
+router = SimpleRouter(use_regex_path=False)
+router.register("players", PlayerViewSet, basename="player")
+router.register("bots", BotViewSet, basename="bot")
+router.register("bots/<int:bot_pk>/versions", BotVersionViewSet, basename="bot-version")
+router.register("clubs", ClubViewSet, basename="club")
+router.register("clubs/<int:club_pk>/members", MembershipViewSet, basename="club-member")
+
+urlpatterns = router.urls

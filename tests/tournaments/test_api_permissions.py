@@ -1,0 +1,180 @@
+"""The permission matrix: every write endpoint × (anonymous, stranger, bot owner, club member, organiser).
+
+Reading is open to everyone; each write names exactly who may make it. Refusals
+are 401 for an anonymous caller (the API's token scheme asks them to log in) and
+403 for a logged-in caller who is not allowed; allowed writes get their 2xx.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from league.models import Bot, BotVersion, Club, Membership, Player
+from tests.factories import BotFactory, EntrantFactory
+from tests.league.test_api_support import ROLES, Cast, add_entrants, make_cast
+from tournaments.models import Competition, Entrant, Match
+from tournaments.services.competitions import competition_start
+
+pytestmark = pytest.mark.django_db
+
+
+@dataclass(frozen=True)
+class Write:
+    method: str
+    #: Builds the URL and body from a fresh cast; may add rows the write needs.
+    request: Callable[[Cast], tuple[str, dict[str, Any] | None]]
+    #: Status by role, in ROLES order: anonymous, stranger, owner, member, organiser.
+    expected: tuple[int, int, int, int, int]
+
+
+def _with_entrants(cast: Cast) -> Competition:
+    add_entrants(cast.competition, 2)
+    return cast.competition
+
+
+def _started(cast: Cast) -> Competition:
+    return competition_start(competition=_with_entrants(cast))
+
+
+def _errored_match(cast: Cast) -> Match:
+    competition = _started(cast)
+    match = competition.matches.get()
+    Match.objects.filter(pk=match.pk).update(status=Match.Status.ERROR, error="the bot crashed")
+    return match
+
+
+def _owner_entrant(cast: Cast) -> Entrant:
+    return EntrantFactory(competition=cast.competition, bot_version=cast.version)
+
+
+WRITES: dict[str, Write] = {
+    "players.me.update": Write(
+        "patch", lambda c: ("/api/players/me/", {"display_name": "Renamed"}), (401, 200, 200, 200, 200)
+    ),
+    "bots.create": Write("post", lambda c: ("/api/bots/", {"name": "Fresh", "game": "war"}), (401, 201, 201, 201, 201)),
+    "bots.update": Write(
+        "patch", lambda c: (f"/api/bots/{c.version.bot_id}/", {"description": "new"}), (401, 403, 200, 403, 403)
+    ),
+    "bots.delete": Write(
+        "delete", lambda c: (f"/api/bots/{BotFactory(owner=c.owner).pk}/", None), (401, 403, 204, 403, 403)
+    ),
+    "bots.retire": Write("post", lambda c: (f"/api/bots/{c.version.bot_id}/retire/", None), (401, 403, 200, 403, 403)),
+    "bots.versions.create": Write(
+        "post",
+        lambda c: (f"/api/bots/{c.version.bot_id}/versions/", {"strategy": "random"}),
+        (401, 403, 201, 403, 403),
+    ),
+    "clubs.create": Write(
+        "post", lambda c: ("/api/clubs/", {"name": "New club", "slug": "new-club"}), (401, 201, 201, 201, 201)
+    ),
+    "clubs.members.add": Write(
+        "post",
+        lambda c: (f"/api/clubs/{c.club.pk}/members/", {"player": c.stranger.pk}),
+        (401, 403, 403, 403, 201),
+    ),
+    "tournaments.create": Write(
+        "post",
+        lambda c: ("/api/tournaments/", {"club": c.club.pk, "name": "Cup", "game": "war"}),
+        (401, 403, 403, 201, 201),
+    ),
+    "tournaments.update": Write(
+        "patch", lambda c: (f"/api/tournaments/{c.competition.pk}/", {"name": "Cup"}), (401, 403, 403, 403, 200)
+    ),
+    "tournaments.entrants.join": Write(
+        "post",
+        lambda c: (f"/api/tournaments/{c.competition.pk}/entrants/", {"bot_version": c.version.pk}),
+        (401, 403, 201, 403, 201),
+    ),
+    "tournaments.entrants.remove": Write(
+        "delete",
+        lambda c: (f"/api/tournaments/{c.competition.pk}/entrants/{_owner_entrant(c).pk}/", None),
+        (401, 403, 204, 403, 204),
+    ),
+    "tournaments.start": Write(
+        "post",
+        lambda c: (f"/api/tournaments/{_with_entrants(c).pk}/start/", None),
+        (401, 403, 403, 403, 200),
+    ),
+    "tournaments.cancel": Write(
+        "post", lambda c: (f"/api/tournaments/{c.competition.pk}/cancel/", None), (401, 403, 403, 403, 200)
+    ),
+    "tournaments.play": Write(
+        "post", lambda c: (f"/api/tournaments/{_started(c).pk}/play/", None), (401, 403, 403, 403, 200)
+    ),
+    "matches.retry": Write(
+        "post", lambda c: (f"/api/matches/{_errored_match(c).pk}/retry/", None), (401, 403, 403, 403, 200)
+    ),
+}
+
+
+def _effect_happened(name: str, cast: Cast) -> bool:
+    """Whether the write changed the database: a refused write must leave no trace."""
+    competition = Competition.objects.get(pk=cast.competition.pk)
+    effects: dict[str, Callable[[], bool]] = {
+        "players.me.update": lambda: Player.objects.filter(display_name="Renamed").exists(),
+        "bots.create": lambda: Bot.objects.filter(name="Fresh").exists(),
+        "bots.update": lambda: Bot.objects.get(pk=cast.version.bot_id).description == "new",
+        "bots.delete": lambda: not Bot.objects.filter(owner=cast.owner).exclude(pk=cast.version.bot_id).exists(),
+        "bots.retire": lambda: Bot.objects.get(pk=cast.version.bot_id).retired_at is not None,
+        "bots.versions.create": lambda: BotVersion.objects.filter(bot_id=cast.version.bot_id).count() == 2,
+        "clubs.create": lambda: Club.objects.filter(slug="new-club").exists(),
+        "clubs.members.add": lambda: Membership.objects.filter(club=cast.club, player=cast.stranger).exists(),
+        "tournaments.create": lambda: Competition.objects.filter(name="Cup").exists(),
+        "tournaments.update": lambda: competition.name == "Cup",
+        "tournaments.entrants.join": lambda: competition.entrants.filter(bot_version=cast.version).exists(),
+        "tournaments.entrants.remove": lambda: not competition.entrants.filter(bot_version=cast.version).exists(),
+        "tournaments.start": lambda: competition.status == Competition.Status.RUNNING,
+        "tournaments.cancel": lambda: competition.status == Competition.Status.CANCELLED,
+        "tournaments.play": lambda: competition.matches.filter(status=Match.Status.DONE).exists(),
+        "matches.retry": lambda: competition.matches.filter(status=Match.Status.PENDING).exists(),
+    }
+    return effects[name]()
+
+
+@pytest.mark.parametrize("role", ROLES)
+@pytest.mark.parametrize("name", sorted(WRITES))
+def test_each_write_is_allowed_exactly_for_its_roles(name: str, role: str) -> None:
+    write = WRITES[name]
+    cast = make_cast()
+    url, body = write.request(cast)
+    response = getattr(cast.client(role), write.method)(url, body, format="json")
+    expected = write.expected[ROLES.index(role)]
+    assert response.status_code == expected, response.content
+    assert _effect_happened(name, cast) == (expected < 400)
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/api/players/",
+        "/api/bots/",
+        "/api/clubs/",
+        "/api/tournaments/",
+        "/api/matches/",
+        "/api/games/",
+    ],
+)
+def test_anyone_may_read_the_lists(url: str) -> None:
+    cast = make_cast()
+    assert cast.client("anonymous").get(url).status_code == 200
+
+
+def test_anyone_may_read_a_competitions_tables() -> None:
+    cast = make_cast()
+    _started(cast)
+    client = cast.client("anonymous")
+    base = f"/api/tournaments/{cast.competition.pk}"
+    for part in ("", "entrants/", "rounds/", "standings/", "progress/"):
+        assert client.get(f"{base}/{part}").status_code == 200, part
+
+
+def test_an_organiser_of_another_competition_has_no_say_over_this_one() -> None:
+    cast = make_cast()
+    other = make_cast()
+    client = other.client("organiser")
+    assert client.patch(f"/api/tournaments/{cast.competition.pk}/", {"name": "Mine"}, format="json").status_code == 403
+    assert client.post(f"/api/tournaments/{cast.competition.pk}/cancel/").status_code == 403

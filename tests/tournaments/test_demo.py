@@ -1,0 +1,81 @@
+"""The demo club that `make run` loads: complete, played, and the same however often it is loaded."""
+
+from __future__ import annotations
+
+from io import StringIO
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from django.test import Client
+
+from engine.bots import bot_names
+from league.models import Membership
+from tournaments.demo import COMPETITIONS, DEMO_PASSWORD, DEMO_USERNAME, demo_counts
+from tournaments.models import Competition, Game, Match, Standing
+
+pytestmark = pytest.mark.django_db
+
+
+def load() -> str:
+    out = StringIO()
+    call_command("load_demo", stdout=out)
+    return out.getvalue()
+
+
+def test_load_demo_builds_a_played_competition_per_game_and_a_working_login(client: Client) -> None:
+    output = load()
+    assert "Admin login: demo / demo" in output
+    user = get_user_model().objects.get(username=DEMO_USERNAME)
+    assert user.is_superuser and user.is_staff and user.check_password(DEMO_PASSWORD)
+    assert Membership.objects.get(player__user=user).role == Membership.Role.ORGANISER
+    competitions = {c.game: c for c in Competition.objects.all()}
+    assert sorted(competitions) == sorted(spec.game for spec in COMPETITIONS)
+    for game, competition in competitions.items():
+        assert competition.status == Competition.Status.FINISHED
+        assert not competition.matches.exclude(status=Match.Status.DONE).exists()
+        strategies = set(competition.entrants.values_list("bot_version__strategy", flat=True))
+        # Every built-in strategy of the game plays: random and the game's own.
+        assert strategies == set(bot_names(game))
+        assert Standing.objects.filter(competition=competition, played__gt=0).count() == competition.entrants.count()
+    assert competitions["war"].games_per_match == 3
+    assert (
+        Game.objects.filter(match__competition=competitions["war"]).count() == 3 * competitions["war"].matches.count()
+    )
+    assert competitions["1923"].options["mode"] == "match" and competitions["1923"].options["target_points"] == 50
+    assert competitions["punk"].players_per_match == 4
+    assert client.login(username=DEMO_USERNAME, password=DEMO_PASSWORD)
+    assert client.get(f"/admin/tournaments/competition/{competitions['banter'].pk}/change/").status_code == 200
+
+
+def test_load_demo_twice_changes_nothing() -> None:
+    load()
+    first = demo_counts()
+    games = Game.objects.count()
+    output = load()
+    assert demo_counts() == first
+    assert Game.objects.count() == games
+    assert "Already loaded" in output
+
+
+def test_load_demo_completes_a_demo_that_stopped_part_way() -> None:
+    load()
+    full = demo_counts()
+    banter = Competition.objects.get(game="banter")
+    Match.objects.filter(competition=banter).delete()
+    Standing.objects.filter(competition=banter).delete()
+    Competition.objects.filter(pk=banter.pk).update(status=Competition.Status.OPEN, started_at=None, finished_at=None)
+    banter.rounds.all().delete()
+    load()
+    assert demo_counts() == full
+
+
+def test_load_demo_restores_the_demo_login_it_prints() -> None:
+    load()
+    user = get_user_model().objects.get(username=DEMO_USERNAME)
+    user.set_password("changed")
+    user.is_superuser = False
+    user.save()
+    load()
+    user.refresh_from_db()
+    assert user.is_superuser and user.check_password(DEMO_PASSWORD)

@@ -1,0 +1,1 @@
+"""The REST API for competitions and what is played in them."""

@@ -1,0 +1,100 @@
+"""/api/tournaments/: competitions. Anyone reads; a club member creates one and organises it; organisers run it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import QuerySet
+from drf_spectacular.utils import extend_schema
+from rest_framework import mixins, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.exceptions import PermissionDenied
+from rest_framework.permissions import IsAuthenticatedOrReadOnly
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from league.api.identity import viewing_player
+from league.selectors import club_role
+from tournaments.api.filters import CompetitionFilter
+from tournaments.api.permissions import IsOrganiserOrReadOnly
+from tournaments.api.serializers import (
+    CompetitionCreateSerializer,
+    CompetitionSerializer,
+    CompetitionUpdateSerializer,
+    PlayOutcomeSerializer,
+    ProgressSerializer,
+)
+from tournaments.models import Competition
+from tournaments.selectors import competition_list, competition_progress
+from tournaments.services.competitions import (
+    UNCHANGED,
+    competition_cancel,
+    competition_create,
+    competition_start,
+    competition_update,
+)
+from tournaments.services.play import competition_play_now
+
+
+class CompetitionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet[Competition]):
+    """Tournaments, leagues and ladders (the Competition model), newest first."""
+
+    serializer_class = CompetitionSerializer
+    filterset_class = CompetitionFilter
+    permission_classes = [IsAuthenticatedOrReadOnly, IsOrganiserOrReadOnly]
+    lookup_value_converter = "int"
+
+    def get_queryset(self) -> QuerySet[Competition]:
+        return competition_list()
+
+    def _shown(self, competition: Competition, code: int = status.HTTP_200_OK) -> Response:
+        # Re-read through the selector so the response carries the list's annotations.
+        return Response(CompetitionSerializer(competition_list().get(pk=competition.pk)).data, status=code)
+
+    @extend_schema(request=CompetitionCreateSerializer, responses={201: CompetitionSerializer})
+    def create(self, request: Request) -> Response:
+        data = CompetitionCreateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        fields = dict(data.validated_data)
+        player = viewing_player(request)
+        if player is None or club_role(club=fields["club"], player=player) is None:
+            raise PermissionDenied("only members of the club may create its competitions")
+        competition = competition_create(created_by=player, **fields)
+        return self._shown(competition, status.HTTP_201_CREATED)
+
+    @extend_schema(request=CompetitionUpdateSerializer, responses=CompetitionSerializer)
+    def partial_update(self, request: Request, pk: int) -> Response:
+        competition = self.get_object()
+        data = CompetitionUpdateSerializer(data=request.data, partial=True)
+        data.is_valid(raise_exception=True)
+        changes: dict[str, Any] = dict(data.validated_data)
+        changes.setdefault("max_entrants", UNCHANGED)
+        return self._shown(competition_update(competition=competition, **changes))
+
+    @extend_schema(request=None, responses=CompetitionSerializer)
+    @action(detail=True, methods=["post"])
+    def start(self, request: Request, pk: int) -> Response:
+        """Close entries and build every round; 400 with too few entrants."""
+        return self._shown(competition_start(competition=self.get_object()))
+
+    @extend_schema(request=None, responses=CompetitionSerializer)
+    @action(detail=True, methods=["post"])
+    def cancel(self, request: Request, pk: int) -> Response:
+        """Stop the competition: pending matches are cancelled, recorded results stay."""
+        return self._shown(competition_cancel(competition=self.get_object()))
+
+    @extend_schema(request=None, responses=PlayOutcomeSerializer)
+    @action(detail=True, methods=["post"])
+    def play(self, request: Request, pk: int) -> Response:
+        """Play every pending match now, synchronously, until matches move to Celery workers."""
+        competition = self.get_object()
+        played = competition_play_now(competition=competition)
+        competition.refresh_from_db(fields=["status"])
+        outcome = {"played": played, "status": competition.status, "progress": competition_progress(competition)}
+        return Response(PlayOutcomeSerializer(outcome).data)
+
+    @extend_schema(responses=ProgressSerializer, filters=False)
+    @action(detail=True, methods=["get"], pagination_class=None, filter_backends=[])
+    def progress(self, request: Request, pk: int) -> Response:
+        """The competition's matches counted by status."""
+        return Response(ProgressSerializer(competition_progress(self.get_object())).data)

@@ -1,0 +1,338 @@
+"""Shapes of competitions and play on the wire.
+
+Input serializers only check types and shapes; the rules (the engine's options, a full
+entrant list, too few entrants) live in the services, whose ValidationErrors become
+field-level 400s in config/api.py. Seeds never appear here: a competition's or match's
+seed derives every game's seed, which reveals every private card (see GameRecordView).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from league.api.serializers import game_field
+from league.models import BotVersion, Club, Player
+from tournaments.api.numbers import decimal_string, fraction_string, match_points
+from tournaments.api.permissions import answerable_player_id
+from tournaments.models import Competition, Entrant, Game, Match, MatchParticipant, MatchSet, Round
+from tournaments.pairing import FORMATS
+from tournaments.selectors import StandingRow
+
+#: The largest seed a BigIntegerField holds.
+MAX_SEED = 2**63 - 1
+
+
+class CompetitionSerializer(serializers.ModelSerializer[Competition]):
+    entrant_count = serializers.IntegerField(read_only=True)
+    organisers = serializers.PrimaryKeyRelatedField(many=True, read_only=True)
+
+    class Meta:
+        model = Competition
+        fields = [
+            "id",
+            "club",
+            "name",
+            "kind",
+            "game",
+            "options",
+            "format",
+            "players_per_match",
+            "games_per_match",
+            "max_entrants",
+            "status",
+            "entrant_count",
+            "organisers",
+            "created_by",
+            "created_at",
+            "started_at",
+            "finished_at",
+        ]
+        read_only_fields = fields
+
+
+class CompetitionCreateSerializer(serializers.Serializer[Competition]):
+    club = serializers.PrimaryKeyRelatedField(queryset=Club.objects.all())
+    name = serializers.CharField(max_length=120)
+    game = game_field()
+    kind = serializers.ChoiceField(choices=Competition.Kind.choices, default=Competition.Kind.LEAGUE)
+    format = serializers.ChoiceField(choices=sorted(FORMATS), default=Competition.Format.ROUND_ROBIN)
+    #: Checked option by option by the engine; a bad one is a 400 naming it.
+    options = serializers.DictField(required=False, default=dict)
+    players_per_match = serializers.IntegerField(min_value=2, max_value=10, default=2)
+    games_per_match = serializers.IntegerField(min_value=1, max_value=1000, default=1)
+    max_entrants = serializers.IntegerField(min_value=2, required=False, allow_null=True, default=None)
+    seed = serializers.IntegerField(min_value=0, max_value=MAX_SEED, required=False, allow_null=True, default=None)
+
+
+class CompetitionUpdateSerializer(serializers.Serializer[Competition]):
+    """Every field optional; rules and size change only while entries are open."""
+
+    name = serializers.CharField(max_length=120, required=False)
+    options = serializers.DictField(required=False)
+    games_per_match = serializers.IntegerField(min_value=1, max_value=1000, required=False)
+    max_entrants = serializers.IntegerField(min_value=2, required=False, allow_null=True)
+
+
+class EntrantBriefSerializer(serializers.ModelSerializer[Entrant]):
+    class Meta:
+        model = Entrant
+        fields = ["id", "name", "bot_version", "player"]
+        read_only_fields = fields
+
+
+class EntrantSerializer(serializers.ModelSerializer[Entrant]):
+    bot = serializers.IntegerField(source="bot_version.bot_id", read_only=True, allow_null=True, default=None)
+    owner = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Entrant
+        fields = ["id", "competition", "name", "bot_version", "bot", "player", "owner", "joined_at"]
+        read_only_fields = fields
+
+    @extend_schema_field(serializers.IntegerField(allow_null=True))
+    def get_owner(self, entrant: Entrant) -> int | None:
+        return answerable_player_id(entrant)
+
+
+class EntrantJoinSerializer(serializers.Serializer[Entrant]):
+    """Exactly one of a bot version (by id) or a player (by id)."""
+
+    bot_version = serializers.PrimaryKeyRelatedField(
+        queryset=BotVersion.objects.select_related("bot"), required=False, allow_null=True, default=None
+    )
+    player = serializers.PrimaryKeyRelatedField(
+        queryset=Player.objects.all(), required=False, allow_null=True, default=None
+    )
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if (attrs["bot_version"] is None) == (attrs["player"] is None):
+            message = "give exactly one of bot_version or player"
+            raise serializers.ValidationError({"bot_version": message, "player": message})
+        return attrs
+
+
+class ParticipantSerializer(serializers.ModelSerializer[MatchParticipant]):
+    entrant = EntrantBriefSerializer(read_only=True)
+    match_points = serializers.SerializerMethodField()
+    match_points_exact = serializers.SerializerMethodField()
+
+    class Meta:
+        model = MatchParticipant
+        fields = ["seat", "entrant", "score", "rank", "match_points", "match_points_exact"]
+        read_only_fields = fields
+
+    def _points(self, participant: MatchParticipant) -> Any:
+        # The match (and its competition) are already attached by the selectors' prefetches.
+        return match_points(participant.match_units, participant.match.competition.players_per_match)
+
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_match_points(self, participant: MatchParticipant) -> str | None:
+        points = self._points(participant)
+        return None if points is None else decimal_string(points)
+
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_match_points_exact(self, participant: MatchParticipant) -> str | None:
+        points = self._points(participant)
+        return None if points is None else fraction_string(points)
+
+
+class MatchBriefSerializer(serializers.ModelSerializer[Match]):
+    participants = ParticipantSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = Match
+        fields = ["id", "number", "status", "participants", "started_at", "finished_at"]
+        read_only_fields = fields
+
+
+class RoundSerializer(serializers.ModelSerializer[Round]):
+    matches = MatchBriefSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = Round
+        fields = ["id", "number", "matches"]
+        read_only_fields = fields
+
+
+class GameSummarySerializer(serializers.ModelSerializer[Game]):
+    class Meta:
+        model = Game
+        fields = ["id", "number", "seating", "winner", "result"]
+        read_only_fields = fields
+
+
+class MatchSetSerializer(serializers.ModelSerializer[MatchSet]):
+    class Meta:
+        model = MatchSet
+        fields = ["id", "game", "number", "scores", "play_on"]
+        read_only_fields = fields
+
+
+class MatchSerializer(serializers.ModelSerializer[Match]):
+    game = serializers.CharField(source="competition.game", read_only=True)
+    round = serializers.IntegerField(source="round.number", read_only=True)
+    participants = ParticipantSerializer(many=True, read_only=True)
+    games = GameSummarySerializer(many=True, read_only=True)
+
+    class Meta:
+        model = Match
+        fields = [
+            "id",
+            "competition",
+            "game",
+            "round",
+            "number",
+            "status",
+            "error",
+            "participants",
+            "games",
+            "created_at",
+            "started_at",
+            "finished_at",
+        ]
+        read_only_fields = fields
+
+
+class MatchDetailSerializer(MatchSerializer):
+    """One match with its 1923 sets or Banter rounds as stored (race/ and sets/ give them arranged)."""
+
+    sets = MatchSetSerializer(many=True, read_only=True)
+
+    class Meta(MatchSerializer.Meta):
+        fields = [*MatchSerializer.Meta.fields, "sets"]
+        read_only_fields = fields
+
+
+class GameSerializer(serializers.ModelSerializer[Game]):
+    """A game without its seed and deal; its record is at /api/games/{id}/record/."""
+
+    competition = serializers.IntegerField(source="match.competition_id", read_only=True)
+    game = serializers.CharField(source="match.competition.game", read_only=True)
+
+    class Meta:
+        model = Game
+        fields = [
+            "id",
+            "match",
+            "competition",
+            "game",
+            "number",
+            "seating",
+            "options",
+            "result",
+            "winner",
+            "recorded_at",
+        ]
+        read_only_fields = fields
+
+
+class GameRecordSerializer(serializers.Serializer[Any]):
+    visibility = serializers.ChoiceField(choices=["public", "private"])
+    record = serializers.JSONField(help_text="public: no seed or deal, a spectator's view after every step")
+
+
+class RecordQuerySerializer(serializers.Serializer[Any]):
+    view = serializers.ChoiceField(choices=["public", "private"], required=False)
+
+
+class TiebreakSerializer(serializers.Serializer[Any]):
+    field = serializers.CharField()
+    label = serializers.CharField()
+    #: A string so a fraction's decimal form stays as written; whole-number columns read the same.
+    value = serializers.CharField()
+    exact = serializers.CharField()
+
+
+class StandingRowSerializer(serializers.Serializer[StandingRow]):
+    rank = serializers.IntegerField()
+    entrant = EntrantBriefSerializer(source="standing.entrant")
+    played = serializers.IntegerField(source="standing.played")
+    won = serializers.IntegerField(source="standing.won")
+    drawn = serializers.IntegerField(source="standing.drawn")
+    lost = serializers.IntegerField(source="standing.lost")
+    match_points = serializers.SerializerMethodField()
+    match_points_exact = serializers.SerializerMethodField()
+    tiebreaks = serializers.SerializerMethodField()
+    mu = serializers.FloatField(source="standing.mu")
+    sigma = serializers.FloatField(source="standing.sigma")
+    ordinal = serializers.FloatField(source="standing.ordinal")
+
+    def get_match_points(self, row: StandingRow) -> str:
+        return decimal_string(row.match_points)
+
+    def get_match_points_exact(self, row: StandingRow) -> str:
+        return fraction_string(row.match_points)
+
+    @extend_schema_field(TiebreakSerializer(many=True))
+    def get_tiebreaks(self, row: StandingRow) -> list[dict[str, str]]:
+        return [
+            {
+                # Standings store match points in exact units; the column is shown in points.
+                "field": "match_points" if tiebreak.field == "match_units" else tiebreak.field,
+                "label": tiebreak.label,
+                "value": decimal_string(Fraction(value)),
+                "exact": fraction_string(Fraction(value)),
+            }
+            for tiebreak, value in row.tiebreaks
+        ]
+
+
+class ProgressSerializer(serializers.Serializer[Any]):
+    pending = serializers.IntegerField()
+    running = serializers.IntegerField()
+    done = serializers.IntegerField()
+    error = serializers.IntegerField()
+    cancelled = serializers.IntegerField()
+    total = serializers.IntegerField()
+
+
+class PlayOutcomeSerializer(serializers.Serializer[Any]):
+    played = serializers.IntegerField(help_text="matches played by this call")
+    status = serializers.ChoiceField(choices=Competition.Status.choices, help_text="the competition's status now")
+    progress = ProgressSerializer()
+
+
+class EntrantPointsSerializer(serializers.Serializer[Any]):
+    entrant = serializers.IntegerField()
+    name = serializers.CharField()
+    points = serializers.IntegerField(help_text="points scored this round")
+    total = serializers.IntegerField(help_text="points so far")
+
+
+class RaceRoundSerializer(serializers.Serializer[Any]):
+    number = serializers.IntegerField()
+    play_on = serializers.BooleanField(help_text="both sides had 40 or more, level, so the game played on")
+    passed_target = serializers.ListField(child=serializers.IntegerField(), help_text="entrants at 40 or more")
+    points = EntrantPointsSerializer(many=True)
+
+
+class GameRaceSerializer(serializers.Serializer[Any]):
+    game = serializers.IntegerField()
+    number = serializers.IntegerField()
+    target = serializers.IntegerField()
+    winner = serializers.IntegerField(allow_null=True)
+    rounds = RaceRoundSerializer(many=True)
+
+
+class EntrantSetScoreSerializer(serializers.Serializer[Any]):
+    entrant = serializers.IntegerField()
+    name = serializers.CharField()
+    cards = serializers.IntegerField()
+    aces = serializers.IntegerField()
+    points = serializers.IntegerField()
+
+
+class SetRowSerializer(serializers.Serializer[Any]):
+    number = serializers.IntegerField()
+    scores = EntrantSetScoreSerializer(many=True)
+
+
+class GameSetTableSerializer(serializers.Serializer[Any]):
+    game = serializers.IntegerField()
+    number = serializers.IntegerField()
+    winner = serializers.IntegerField(allow_null=True)
+    sets = SetRowSerializer(many=True)

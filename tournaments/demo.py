@@ -1,0 +1,162 @@
+"""The demo club that ``make run`` loads: people, built-in bots and one played competition per game.
+
+Idempotent: each step first looks for what it would create, so a second run changes nothing and
+a run that stopped part-way is completed by the next. Everything goes through the services, as
+an organiser's clicks would; only the demo login's own flags (superuser, password) are set here,
+because making a superuser is no part of the league's services.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from itertools import cycle
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+
+from engine.bots import bot_names
+from league.models import Bot, BotVersion, Club, Membership, Player
+from league.services import (
+    bot_create,
+    bot_version_create_builtin,
+    club_add_member,
+    club_create,
+    player_create,
+    player_for_user,
+)
+from tournaments.models import Competition, Match
+from tournaments.services.competitions import competition_create, competition_start, entrant_join
+from tournaments.services.play import competition_play_pending
+
+DEMO_USERNAME = "demo"
+DEMO_PASSWORD = "demo"
+CLUB_NAME = "Demo card club"
+CLUB_SLUG = "demo"
+#: Members sign in to the API with the same password as the demo login.
+MEMBERS = ("alice", "bob", "carol", "dave", "erin")
+
+
+@dataclass(frozen=True)
+class DemoCompetition:
+    name: str
+    game: str
+    options: dict[str, Any] = field(default_factory=dict)
+    players_per_match: int = 2
+    games_per_match: int = 1
+    #: Fixed, so every fresh demo plays the same games.
+    seed: int = 0
+
+
+COMPETITIONS = (
+    DemoCompetition("Demo War league", "war", games_per_match=3, seed=101),
+    DemoCompetition("Demo 1923 league", "1923", {"mode": "match", "target_points": 50}, seed=1923),
+    DemoCompetition("Demo Banter league", "banter", seed=40),
+    DemoCompetition("Demo Punk league", "punk", players_per_match=4, seed=21),
+)
+
+
+def strategies(game: str) -> list[str]:
+    """The game's built-in strategies, its own before ``random``, so every one of them enters."""
+    names = bot_names(game)
+    return [n for n in names if n != "random"] + [n for n in names if n == "random"]
+
+
+@dataclass
+class DemoReport:
+    created: list[str] = field(default_factory=list)
+    bots_created: int = 0
+    matches_played: int = 0
+
+
+def build_demo(*, say: Callable[[str], None] = lambda line: None) -> DemoReport:
+    """Build (or complete) the demo club and play its competitions; ``say`` hears what was done."""
+    report = DemoReport()
+    with transaction.atomic():
+        organiser = _login(DEMO_USERNAME, "Demo organiser", report, superuser=True)
+        club = Club.objects.filter(slug=CLUB_SLUG).first()
+        if club is None:
+            club = club_create(name=CLUB_NAME, slug=CLUB_SLUG, organiser=organiser)
+            report.created.append(f"club {club.name}")
+        members = [_login(username, username.capitalize(), report) for username in MEMBERS]
+        for member in members:
+            # Only a newcomer is added: a role an organiser has since changed stays as it is.
+            if not Membership.objects.filter(club=club, player=member).exists():
+                club_add_member(club=club, player=member)
+        competitions = [_competition(spec, club, organiser, members, report) for spec in COMPETITIONS]
+    for line in report.created:
+        say(f"created {line}")
+    if report.bots_created:
+        say(f"created {report.bots_created} built-in bots")
+    for competition in competitions:
+        # Each match records in its own transaction, as a worker's would.
+        played = competition_play_pending(competition=competition)
+        report.matches_played += played
+        if played:
+            say(f"played {played} matches of {competition.name}")
+    return report
+
+
+def _login(username: str, display_name: str, report: DemoReport, *, superuser: bool = False) -> Player:
+    User = get_user_model()
+    user = User.objects.filter(username=username).first()
+    if user is None:
+        player = player_create(username=username, display_name=display_name, password=DEMO_PASSWORD)
+        report.created.append(f"login {username}")
+        user = player.user
+    else:
+        player = player_for_user(user=user)
+    if superuser and not (user.is_staff and user.is_superuser and user.check_password(DEMO_PASSWORD)):
+        # The printed demo login must work, whatever an earlier run or a developer did to it.
+        user.is_staff = user.is_superuser = True
+        user.set_password(DEMO_PASSWORD)
+        user.save(update_fields=["is_staff", "is_superuser", "password"])
+    return player
+
+
+def _bot_version(owner: Player, game: str, strategy: str, report: DemoReport) -> BotVersion:
+    name = f"{owner.display_name} {game} {strategy}"
+    bot = Bot.objects.filter(owner=owner, name=name).first()
+    if bot is None:
+        bot = bot_create(owner=owner, name=name, game=game, description=f"The engine's {strategy} strategy.")
+        report.bots_created += 1
+    version = bot.versions.filter(kind=BotVersion.Kind.BUILTIN, strategy=strategy).order_by("number").first()
+    return version or bot_version_create_builtin(bot=bot, strategy=strategy)
+
+
+def _competition(
+    spec: DemoCompetition, club: Club, organiser: Player, members: list[Player], report: DemoReport
+) -> Competition:
+    competition = Competition.objects.filter(club=club, name=spec.name).first()
+    if competition is None:
+        competition = competition_create(
+            club=club,
+            created_by=organiser,
+            name=spec.name,
+            game=spec.game,
+            options=spec.options,
+            players_per_match=spec.players_per_match,
+            games_per_match=spec.games_per_match,
+            seed=spec.seed,
+        )
+        report.created.append(f"competition {spec.name}")
+    if competition.status == Competition.Status.OPEN:
+        entered = set(competition.entrants.values_list("bot_version_id", flat=True))
+        for member, strategy in zip(members, cycle(strategies(spec.game)), strict=False):
+            version = _bot_version(member, spec.game, strategy, report)
+            if version.pk not in entered:
+                entrant_join(competition=competition, bot_version=version)
+        competition = competition_start(competition=competition)
+    return competition
+
+
+def demo_counts() -> dict[str, int]:
+    """What the demo holds, for the command's summary and the idempotence test."""
+    return {
+        "players": Player.objects.count(),
+        "bots": Bot.objects.count(),
+        "bot versions": BotVersion.objects.count(),
+        "competitions": Competition.objects.count(),
+        "matches done": Match.objects.filter(status=Match.Status.DONE).count(),
+    }
