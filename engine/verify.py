@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from engine.errors import EngineError, IllegalAction
+from engine.errors import EngineError
 from engine.games import Game, get_game
 from engine.record import Record
 from engine.runner import check_players, final_result
@@ -64,7 +64,9 @@ def replay(record: Record, *, on_step: Any = None) -> tuple[Game, Any]:
                     raise ReplayError(f"seat {seat} is the engine's: it plays {expected!r}, not {action!r}", index)
         try:
             game.apply(state, dict(zip(seats, step, strict=True)))
-        except IllegalAction as exc:
+        except EngineError as exc:
+            # An illegal action, or a deal that cannot serve this step (a listed Banter reshuffle
+            # that is not an order of the discard pile): either way this step is where it breaks.
             raise ReplayError(str(exc), index) from None
         if on_step is not None:
             on_step(state)

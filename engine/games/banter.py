@@ -16,7 +16,18 @@ How a seed becomes a deal (RULES.md "Set-up"), all from one ``Rng(seed)``:
 An explicit deal is ``{"piles": [{"draw": [13 cards], "deck": [39 cards]}, {...}]}``,
 one entry per seat, both lists top first; each seat's 52 cards must be exactly a
 standard deck. RULES.md fixes only the sizes, so a deal may put any 13 cards in
-the draw pile. Reshuffles always come from the seed (no deal key lists them).
+the draw pile.
+
+A deal may also list reshuffles (RULES.md "Determinism"): ``"reshuffles": {"0":
+[[new draw pile, top first], ...], "1": [...]}`` gives, per seat, the draw pile
+that seat's 1st, 2nd, ... reshuffle makes. Either seat may be left out; the
+normalised deal lists both (an empty list for none). Each order must be exactly
+the cards of the discard pile it replaces, which only play decides: a mismatch
+raises ``DealError`` when that reshuffle comes. A listed reshuffle draws
+nothing from the generator, so a seeded game and the same game from an
+explicit deal listing its reshuffles play identically; reshuffles beyond the
+listed ones are shuffled from the seed as above. A deal without the key
+normalises without it.
 
 Actions: ``SPEND 7H`` and ``STOP`` (upgrade phase), ``BIN 7H`` (after each SPEND),
 ``PLAY 7H`` (tricks). Exactly one seat acts at a time, and a seat is asked even
@@ -35,9 +46,15 @@ Observation keys (plain JSON data; the state's own tuples are shared, not copied
   ``scores``, ``round_points`` (tricks scored so far this round), and per seat
   ``hand_sizes``, ``draw_sizes``, ``deck_sizes``, ``discard_sizes`` (face-down
   piles: their heights are in plain view), ``spent`` (Hearts revealed this
-  round, in order), ``bins`` (every binned card, in order); ``tricks``: this
-  round's finished tricks, each ``(trick leader, seat 0's card, seat 1's card,
-  winner or None for a drawn trick)``; ``last_tricks``: the previous round's.
+  round, in order), ``last_spent`` (the previous round's ``spent``), ``bins``
+  (every binned card, in order); ``tricks``: this round's finished tricks, each
+  ``(trick leader, seat 0's card, seat 1's card, winner or None for a drawn
+  trick)``; ``last_tricks``: the previous round's. Every seat acts in every
+  round (each upgrade phase ends with both seats' ``STOP``), so the previous
+  round's keys show it every Heart the opponent revealed and every card it
+  played, even in a round that ended before it could look (a follower's
+  spends in a round with no tricks). The last round's stay on view once the
+  game is over.
 - private, for the seat itself (None for a spectator): ``hand`` (in the order
   the cards came in), ``draw_pile`` and ``deck`` (their contents, sorted in
   the canonical order: RULES.md "Hidden information" hides the order of a deck
@@ -63,7 +80,7 @@ from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
 from engine.cards import check_multiset, parse_cards, standard_deck
-from engine.errors import DealError, IllegalAction, OptionError, PlayerCountError
+from engine.errors import CardError, DealError, IllegalAction, OptionError, PlayerCountError
 from engine.options import Option, OptionSet
 from engine.result import Result, ranks_from_keys
 from engine.rng import Rng
@@ -151,8 +168,12 @@ class BanterState:
     bins: SeatCards = ((), ())
     #: This round's Hearts spent, per seat, in order.
     spent: SeatCards = ((), ())
+    #: The previous round's ``spent``.
+    last_spent: SeatCards = ((), ())
     tricks: tuple[Trick, ...] = ()
     last_tricks: tuple[Trick, ...] = ()
+    #: Per seat, the new draw piles an explicit deal lists for its reshuffles, in order.
+    listed_reshuffles: tuple[tuple[tuple[str, ...], ...], ...] = ((), ())
     scores: Pair = (0, 0)
     round_points: Pair = (0, 0)
     round: int = 1
@@ -193,8 +214,10 @@ class BanterState:
             played=[pile[:] for pile in self.played],
             bins=self.bins,
             spent=self.spent,
+            last_spent=self.last_spent,
             tricks=self.tricks,
             last_tricks=self.last_tricks,
+            listed_reshuffles=self.listed_reshuffles,
             scores=self.scores,
             round_points=self.round_points,
             round=self.round,
@@ -248,18 +271,29 @@ def _check_players(players: int) -> None:
         raise PlayerCountError(f"banter is played by exactly 2 players, not {players}")
 
 
-_DEAL_SHAPE = '{"piles": [{"draw": [13 cards], "deck": [39 cards]}, {"draw": [...], "deck": [...]}]}'
+_DEAL_SHAPE = (
+    '{"piles": [{"draw": [13 cards], "deck": [39 cards]}, {"draw": [...], "deck": [...]}]}, optionally with'
+    ' "reshuffles": {"0": [[new draw pile], ...], "1": [...]}'
+)
+_RESHUFFLES_SHAPE = '{"0": [[new draw pile, top first], ...], "1": [...]}'
 
 
 def parse_deal(raw: object, options: Mapping[str, Any], players: int = 2) -> dict[str, Any]:
-    """Each seat's draw pile and deck, top first; each seat's 52 cards exactly a standard deck."""
+    """Each seat's draw pile and deck, top first; each seat's 52 cards exactly a standard deck.
+
+    The optional ``reshuffles`` (see the module docstring) is checked here for its shape and
+    cards; whether each order fits its discard pile is checked when that reshuffle comes.
+    """
     _check_players(players)
-    if not isinstance(raw, Mapping) or set(raw) != {"piles"}:
+    if not isinstance(raw, Mapping) or not {"piles"} <= set(raw) <= {"piles", "reshuffles"}:
         raise DealError(f"a banter deal is {_DEAL_SHAPE}")
     piles = raw["piles"]
     if not isinstance(piles, list) or len(piles) != 2:
         raise DealError("piles: expected a list of two entries, one per seat")
-    return {"piles": [_parse_seat_piles(entry, seat) for seat, entry in enumerate(piles)]}
+    deal: dict[str, Any] = {"piles": [_parse_seat_piles(entry, seat) for seat, entry in enumerate(piles)]}
+    if "reshuffles" in raw:
+        deal["reshuffles"] = _parse_reshuffles(raw["reshuffles"])
+    return deal
 
 
 def _parse_seat_piles(entry: object, seat: int) -> dict[str, list[str]]:
@@ -270,6 +304,46 @@ def _parse_seat_piles(entry: object, seat: int) -> dict[str, list[str]]:
     # RULES.md "Banter": each player plays with their own full 52-card deck.
     check_multiset(draw + deck, _CANONICAL, what=f"seat {seat}'s draw pile and deck")
     return {"draw": draw, "deck": deck}
+
+
+def _parse_reshuffles(raw: object) -> dict[str, list[list[str]]]:
+    """``{"0": [...], "1": [...]}``, both seats listed; seat keys may also be the numbers 0 and 1."""
+    if not isinstance(raw, Mapping):
+        raise DealError(f"reshuffles: expected {_RESHUFFLES_SHAPE}")
+    listed: dict[str, list[list[str]]] = {"0": [], "1": []}
+    seen: set[str] = set()
+    for key, orders in raw.items():
+        if isinstance(key, bool) or not isinstance(key, int | str) or str(key) not in listed:
+            raise DealError(f"reshuffles: {key!r} is not a seat (expected the keys '0' and '1')")
+        seat = str(key)
+        if seat in seen:
+            raise DealError(f"reshuffles: seat {seat} is listed twice")
+        seen.add(seat)
+        if not isinstance(orders, list):
+            raise DealError(f"reshuffles[{seat!r}]: expected a list of draw piles, one per reshuffle")
+        listed[seat] = [
+            _parse_reshuffle(order, f"seat {seat}'s reshuffle {number}") for number, order in enumerate(orders, start=1)
+        ]
+    return listed
+
+
+def _parse_reshuffle(order: object, what: str) -> list[str]:
+    """One listed draw pile: distinct cards of one standard deck (RULES.md "Banter": a seat's own deck)."""
+    if not isinstance(order, str | list):
+        raise DealError(f"{what}: expected a list of cards")
+    try:
+        cards = parse_cards(order, what=what)
+    except CardError as exc:
+        raise DealError(str(exc)) from None
+    if not cards:
+        raise DealError(f"{what}: expected a list of cards, got none")
+    for card in cards:
+        if card not in _ORDER:
+            raise DealError(f"{what}: {card} is not a card of a standard deck")
+    if len(set(cards)) != len(cards):
+        twice = canonical_sorted([card for card in _ORDER if cards.count(card) > 1])
+        raise DealError(f"{what}: a seat has one of each card, but {' '.join(twice)} is listed twice")
+    return cards
 
 
 def _card_list(value: object, what: str) -> list[str] | str:
@@ -286,11 +360,14 @@ def new_state(
 ) -> BanterState:
     _check_players(players)
     rng = Rng(seed)
+    listed: tuple[tuple[tuple[str, ...], ...], ...] = ((), ())
     if deal is None:
         # RULES.md "Set-up": seat 0 is set up first, then seat 1.
         piles = [_seeded_piles(rng) for _ in range(2)]
     else:
         piles = [(list(entry["draw"]), list(entry["deck"])) for entry in deal["piles"]]
+        reshuffles = deal.get("reshuffles", {})
+        listed = tuple(tuple(tuple(order) for order in reshuffles.get(seat, ())) for seat in ("0", "1"))
     # RULES.md "Set-up": the seed's first leader is drawn after both seats are set up.
     first_lead = rng.below(2) if options["first_lead"] == "seed" else int(options["first_lead"])
     state = BanterState(
@@ -305,6 +382,7 @@ def new_state(
         leader=first_lead,
         trick_leader=first_lead,
         actor=first_lead,
+        listed_reshuffles=listed,
     )
     for seat in (0, 1):
         state.deck_view[seat] = canonical_sorted(state.deck[seat])
@@ -331,9 +409,15 @@ def _draw_hand(state: BanterState, seat: int) -> None:
         hand = pile
         # RULES.md "Set-up": a discard pile is shuffled in the order its cards were discarded.
         pile = state.discard[seat]
+        listed = state.listed_reshuffles[seat]
+        number = state.reshuffles[seat]
+        if number < len(listed):
+            # RULES.md "Determinism": a reshuffle the deal lists draws nothing from the generator.
+            pile = _listed_reshuffle(listed[number], pile, seat, number + 1)
+        else:
+            state.rng.shuffle(pile)
         state.discard[seat] = []
-        state.rng.shuffle(pile)
-        state.reshuffles[seat] += 1
+        state.reshuffles[seat] = number + 1
         missing = HAND_SIZE - len(hand)
         hand += pile[:missing]
         del pile[:missing]
@@ -341,6 +425,16 @@ def _draw_hand(state: BanterState, seat: int) -> None:
     state.hands[seat] = hand
     state.draw_view[seat] = canonical_sorted(pile)
     state.views = _no_views()
+
+
+def _listed_reshuffle(order: tuple[str, ...], discard: list[str], seat: int, number: int) -> list[str]:
+    """The deal's draw pile for this reshuffle: exactly the discard pile's cards, or the deal is wrong."""
+    if sorted(order) != sorted(discard):
+        raise DealError(
+            f"seat {seat}'s reshuffle {number}: the deal lists {' '.join(order)}, which is not an order of"
+            f" the discard pile being reshuffled ({' '.join(canonical_sorted(discard))})"
+        )
+    return list(order)
 
 
 def auto_seats(options: Mapping[str, Any], players: int = 2) -> frozenset[int]:
@@ -411,6 +505,7 @@ def _round_view(state: BanterState, seat: int | None) -> dict[str, Any]:
         "deck_sizes": (len(deck[0]), len(deck[1])),
         "discard_sizes": (len(discard[0]), len(discard[1])),
         "spent": state.spent,
+        "last_spent": state.last_spent,
         "bins": state.bins,
         "last_tricks": state.last_tricks,
         "hand": None,
@@ -589,6 +684,7 @@ def _end_round(state: BanterState) -> None:
         state.play_on_rounds.append(state.round)
     state.race.append(scores)
     state.last_tricks = state.tricks
+    state.last_spent = state.spent
     state.views = _no_views()
     _decide(state, scores)
     if state.over:

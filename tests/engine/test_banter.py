@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Mapping
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from engine.agents import Agent
 from engine.bots import make_bot
 from engine.cards import standard_deck
 from engine.errors import CardError, DealError, IllegalAction, OptionError, PlayerCountError
 from engine.games import banter
 from engine.games.banter import BanterState
+from engine.record import Record
 from engine.rng import Rng
 from engine.runner import play_game
 from engine.verify import replay, verify
@@ -218,6 +221,44 @@ def test_bad_deals_are_rejected_with_a_clear_error(raw: object, error: type[Exce
     with pytest.raises(error) as info:
         banter.parse_deal(raw, banter.parse_options({}))
     assert str(info.value)
+
+
+def test_a_deal_without_reshuffles_normalises_without_the_key() -> None:
+    # Records of such deals stay byte for byte what they were before the key existed.
+    deal = banter.parse_deal({"piles": [piles(""), piles("")]}, banter.parse_options({}))
+    assert set(deal) == {"piles"}
+
+
+def test_listed_reshuffles_are_normalised_with_both_seats() -> None:
+    order = ["10h", "as", "2c"]
+    raw = {"piles": [piles(""), piles("")], "reshuffles": {0: [order, "KD qd"]}}
+    deal = banter.parse_deal(raw, banter.parse_options({}))
+    assert deal["reshuffles"] == {"0": [["TH", "AS", "2C"], ["KD", "QD"]], "1": []}
+    assert deal == banter.parse_deal(deal, banter.parse_options({}))
+    assert json.loads(json.dumps(deal)) == deal
+
+
+@pytest.mark.parametrize(
+    "reshuffles",
+    [
+        [],
+        "0",
+        {"2": []},
+        {True: []},
+        {"seat 0": []},
+        {0: [], "0": []},
+        {"0": "AS KS"},
+        {"0": [5]},
+        {"0": [["ZZ"]]},
+        {"0": [["AU"]]},
+        {"1": [[]]},
+        {"1": [["AS", "KS", "as"]]},
+    ],
+)
+def test_badly_listed_reshuffles_are_a_deal_error(reshuffles: object) -> None:
+    with pytest.raises(DealError) as info:
+        banter.parse_deal({"piles": [piles(""), piles("")], "reshuffles": reshuffles}, banter.parse_options({}))
+    assert "reshuffle" in str(info.value)
 
 
 def test_a_deal_carries_its_seed_for_the_first_leader() -> None:
@@ -474,15 +515,24 @@ def test_round_end_discards_spent_hearts_then_played_cards_in_order_then_the_han
     assert state.bins == (("2S", "3S", "4S"), ("2C",))
 
 
+CLUBS = "AC KC QC JC TC 9C 8C 7C 6C 5C 4C 3C 2C"
+DIAMONDS = "AD KD QD JD TD 9D 8D 7D 6D 5D 4D 3D 2D"
+
+
+def play_round_in_hand_order(state: BanterState, *, all_but_the_last_card: bool = False) -> None:
+    """Both stop, then each trick pairs the seats' hand cards in order (clubs against diamonds)."""
+    stop_both(state)
+    pairs = list(zip(state.hands[0][:], state.hands[1][:], strict=True))
+    for card0, card1 in pairs[:-1] if all_but_the_last_card else pairs:
+        leader = state.actor
+        trick(state, card0 if leader == 0 else card1, card1 if leader == 0 else card0)
+
+
 def test_a_short_draw_pile_is_drawn_then_the_discard_pile_is_shuffled_in_discard_order() -> None:
-    clubs = "AC KC QC JC TC 9C 8C 7C 6C 5C 4C 3C 2C"
-    diamonds = "AD KD QD JD TD 9D 8D 7D 6D 5D 4D 3D 2D"
+    clubs, diamonds = CLUBS, DIAMONDS
     state = start(clubs, diamonds, seed=99)
     for _ in range(2):
-        stop_both(state)
-        for card0, card1 in zip(state.hands[0][:], state.hands[1][:], strict=True):
-            leader = state.actor
-            trick(state, card0 if leader == 0 else card1, card1 if leader == 0 else card0)
+        play_round_in_hand_order(state)
     # Round three: each seat draws its last 3 cards, then shuffles its 10 discards for 2 more.
     assert state.round == 3 and state.reshuffles == [1, 1]
     rng = Rng(99)  # first_lead "0" drew nothing from the generator.
@@ -492,6 +542,84 @@ def test_a_short_draw_pile_is_drawn_then_the_discard_pile_is_shuffled_in_discard
         assert state.hands[seat] == cards[10:] + discarded[:2]
         assert state.draw[seat] == discarded[2:]
         assert state.discard[seat] == []
+
+
+def start_with_reshuffles(reshuffles: dict[str, list[list[str]]], seed: int = 99) -> BanterState:
+    parsed = banter.parse_options({"first_lead": "0"})
+    raw = {"piles": [piles(CLUBS), piles(DIAMONDS)], "reshuffles": reshuffles}
+    return banter.new_state(parsed, 2, seed, banter.parse_deal(raw, parsed))
+
+
+def test_a_listed_reshuffle_gives_the_new_draw_pile_and_draws_nothing_from_the_generator() -> None:
+    # Round three: each seat has 3 cards left to draw and 10 discards to reshuffle (see above).
+    listed = ["5C", "JC", "AC", "6C", "KC", "QC", "TC", "9C", "8C", "7C"]
+    state = start_with_reshuffles({"0": [listed]})
+    for _ in range(2):
+        play_round_in_hand_order(state)
+    assert state.round == 3 and state.reshuffles == [1, 1]
+    assert state.hands[0] == ["4C", "3C", "2C", "5C", "JC"]
+    assert state.draw[0] == listed[2:] and state.discard[0] == []
+    # Seat 1's reshuffle is not listed: it is the generator's first shuffle, as if seat 0's had
+    # not happened (first_lead "0" drew nothing from the generator either).
+    discarded = DIAMONDS.split()[:10]
+    Rng(99).shuffle(discarded)
+    assert state.hands[1] == DIAMONDS.split()[10:] + discarded[:2]
+    assert state.draw[1] == discarded[2:]
+
+
+@pytest.mark.parametrize(
+    "order",
+    [
+        ["5C", "JC", "AC", "6C", "KC", "QC", "TC", "9C", "8C", "4C"],  # 4C is still to be drawn, 7C missing
+        ["5C", "JC", "AC", "6C", "KC", "QC", "TC", "9C", "8C"],  # 7C missing
+        ["5C", "JC", "AC", "6C", "KC", "QC", "TC", "9C", "8C", "7C", "2C"],  # 2C extra
+    ],
+)
+def test_a_listed_reshuffle_that_is_not_an_order_of_the_discard_pile_is_a_deal_error(order: list[str]) -> None:
+    state = start_with_reshuffles({"1": [[card.replace("C", "D") for card in order]]})
+    play_round_in_hand_order(state)
+    play_round_in_hand_order(state, all_but_the_last_card=True)
+    # The last trick of round two ends the round, and round three starts with the reshuffles.
+    leader = state.actor
+    act(state, leader, f"PLAY {state.hands[leader][0]}")
+    with pytest.raises(DealError) as info:
+        banter.apply(state, {1 - leader: f"PLAY {state.hands[1 - leader][0]}"})
+    assert "seat 1's reshuffle 1" in str(info.value)
+
+
+def reshuffle_orders(record: Record) -> tuple[list[dict[str, list[str]]], dict[str, list[list[str]]]]:
+    """Replay a seeded record: each seat's starting piles, and the draw pile every reshuffle made."""
+    start_piles: list[dict[str, list[str]]] = []
+    orders: dict[str, list[list[str]]] = {"0": [], "1": []}
+    before: dict[str, list[int]] = {}
+
+    def watch(state: BanterState) -> None:
+        if not start_piles:
+            start_piles.extend({"draw": state.hands[s] + state.draw[s], "deck": state.deck[s][:]} for s in (0, 1))
+        for seat in (0, 1):
+            if before and state.reshuffles[seat] > before["reshuffles"][seat]:
+                # The hand holds what was left of the old pile, then the top of the new one.
+                orders[str(seat)].append(state.hands[seat][before["draw"][seat] :] + state.draw[seat])
+        before.update(reshuffles=state.reshuffles[:], draw=[len(pile) for pile in state.draw])
+
+    replay(record, on_step=watch)
+    return start_piles, orders
+
+
+@pytest.mark.parametrize("seed", [3, 17, 2**40 + 5])
+def test_a_seeded_game_and_its_explicit_deal_listing_its_reshuffles_play_identically(seed: int) -> None:
+    def bots(options: Mapping[str, object]) -> list[Agent | None]:
+        return [make_bot("random", game="banter", seat=s, players=2, options=options, seed=seed) for s in (0, 1)]
+
+    seeded = play_game("banter", agents=bots({}), seed=seed)
+    start_piles, orders = reshuffle_orders(seeded)
+    assert seeded.result is not None and orders["0"] and orders["1"]
+    # The seed's first leader is drawn after the set-up shuffles: an explicit deal names it instead.
+    options = {"first_lead": str(seeded.result["first_lead"])}
+    deal = {"piles": start_piles, "reshuffles": orders}
+    dealt = play_game("banter", agents=bots(options), seed=seed, options=options, deal=deal)
+    assert dealt.actions == seeded.actions and dealt.result == seeded.result
+    assert dealt.deal == deal and verify(dealt).ok
 
 
 # --- winning -------------------------------------------------------------------------------------
@@ -620,6 +748,34 @@ def test_the_bought_card_is_shown_only_to_its_buyer_but_the_spent_heart_and_bin_
     assert "KD" not in json.dumps(public)
     act(state, 0, "BIN KD")
     assert banter.observation(state, 1)["bins"] == (("KD",), ())
+
+
+def test_the_leader_sees_the_followers_spent_hearts_after_a_round_with_no_tricks() -> None:
+    state = start("2C 3C 4C 5C 6C", "2H 4H 5H 6H 7H", deck1="2S 3S 4S 5S 6S")
+    act(state, 0, "STOP")
+    for heart in ("2H", "4H", "5H", "6H", "7H"):
+        act(state, 1, f"SPEND {heart}")
+        act(state, 1, f"BIN {state.bought}")
+    act(state, 1, "STOP")
+    # Seat 1 emptied its hand: the round ends with no tricks, and seat 0 acts next in round two.
+    assert state.round == 2 and state.scores == (5, 0) and banter.to_act(state) == (1,)
+    act(state, 1, "STOP")
+    for viewer in (0, None):
+        view = banter.observation(state, viewer)
+        assert view["spent"] == ((), ()) and view["last_tricks"] == ()
+        assert view["last_spent"] == ((), ("2H", "4H", "5H", "6H", "7H"))
+
+
+def test_the_last_rounds_spent_hearts_stay_on_view_when_the_game_is_over() -> None:
+    state = start("5H AH KH QH 2C", THREE_TWO[1], deck0="3C", max_rounds=1)
+    act(state, 0, "SPEND 5H")
+    act(state, 0, "BIN 3C")
+    stop_both(state)
+    for lead, follow in (("AH", "4D"), ("KH", "5D"), ("QH", "6D"), ("2C", "AC")):
+        trick(state, lead, follow)
+    assert state.over and state.scores == (3, 2)
+    for viewer in (0, 1, None):
+        assert banter.observation(state, viewer)["last_spent"] == (("5H",), ())
 
 
 def shuffle_hidden(state: BanterState, viewer: int | None, rng: Rng) -> BanterState:
