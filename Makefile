@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup run demo test lint typecheck bench bench-war bench-1923 bench-banter bench-punk clean
+.PHONY: setup run demo test lint typecheck bench bench-api bench-war bench-1923 bench-banter bench-punk clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -50,6 +50,15 @@ bench-banter: setup
 
 bench-punk: setup
 	$(PY) -m engine bench punk --games 10000 --bots random,random,random,random
+
+## The standings endpoint under load (docs/performance.md): PostgreSQL, 100,000 games, wrk.
+BENCH_DB ?= postgres://postgres@127.0.0.1:5432/cardclub_bench
+bench-api: setup
+	@command -v wrk >/dev/null || (apt-get update -qq && apt-get install -y -qq wrk >/dev/null)
+	@psql -h 127.0.0.1 -U postgres -tAc "select 1 from pg_database where datname='cardclub_bench'" | grep -q 1 \
+		|| createdb -h 127.0.0.1 -U postgres cardclub_bench
+	DATABASE_URL=$(BENCH_DB) $(PY) manage.py migrate --noinput -v 0
+	DATABASE_URL=$(BENCH_DB) $(PY) manage.py bench_api
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -64,7 +64,8 @@ def play_game(
                 continue
             legal = legal_actions(state, seat)
             try:
-                action = agent.act(observation(state, seat), legal)
+                # Typed as object: an agent outside our control may answer anything.
+                action: object = agent.act(observation(state, seat), legal)
             except AgentFailure as failure:
                 forfeit = Forfeit(seat, failure.cause, len(steps), failure.detail)
                 break
@@ -77,7 +78,7 @@ def play_game(
                 if action not in legal:
                     forfeit = Forfeit(seat, "illegal_action", len(steps), f"{action!r} is not a legal action")
                     break
-            step.append(action)
+            step.append(str(action))
         if forfeit is not None:
             break
         apply(state, dict(zip(seats, step, strict=True)))

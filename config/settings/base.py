@@ -80,6 +80,15 @@ def database_from_env(default_sqlite: Path) -> dict[str, object]:
 
 
 DATABASES = {"default": database_from_env(VAR_DIR / "cardclub.sqlite3")}
+
+# Shared by every web process when CACHE_URL names Redis; one cache per process otherwise.
+CACHE_URL = env_str("CACHE_URL", "locmem://")
+if CACHE_URL.startswith("redis://"):
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL}}
+elif CACHE_URL == "locmem://":
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+else:
+    raise ImproperlyConfigured(f"CACHE_URL={CACHE_URL!r}: use redis://host:port/db or locmem://")
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 LANGUAGE_CODE = "en-us"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.core.cache import cache
 from django.db.models import QuerySet
 from rest_framework import mixins, viewsets
 from rest_framework.request import Request
@@ -13,6 +14,10 @@ from tournaments.api.scoping import CompetitionScoped, schema_only
 from tournaments.api.serializers import RoundSerializer, StandingRowSerializer
 from tournaments.models import Round, Standing
 from tournaments.selectors import competition_rounds, competition_standings
+
+
+#: How long an unchanged table stays cached; a new result makes a new key at once.
+STANDINGS_CACHE_SECONDS = 600
 
 
 class RoundViewSet(CompetitionScoped, mixins.ListModelMixin, viewsets.GenericViewSet[Round]):
@@ -36,7 +41,14 @@ class StandingViewSet(CompetitionScoped, viewsets.GenericViewSet[Standing]):
         return Standing.objects.none()
 
     def list(self, request: Request, **kwargs: Any) -> Response:
-        # Ranks are computed over the whole table before a page is cut from it.
-        rows = competition_standings(self.competition)
-        page = self.paginate_queryset(rows)
-        return self.get_paginated_response(StandingRowSerializer(page, many=True).data)
+        # The table only changes when a match is recorded, which bumps results_version: a page
+        # cached under that version is never stale, and a busy table is built once per result.
+        key = f"standings:{self.competition.pk}:{self.competition.results_version}:{request.query_params.urlencode()}"
+        data = cache.get(key)
+        if data is None:
+            # Ranks are computed over the whole table before a page is cut from it.
+            rows = competition_standings(self.competition)
+            page = self.paginate_queryset(rows)
+            data = self.get_paginated_response(StandingRowSerializer(page, many=True).data).data
+            cache.set(key, data, timeout=STANDINGS_CACHE_SECONDS)
+        return Response(data)

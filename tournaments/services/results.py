@@ -57,6 +57,7 @@ def match_record_result(*, match: Match, result: MatchResult) -> Match:
         locked.finished_at = timezone.now()
         locked.save(update_fields=["status", "error", "finished_at"])
         _advance_ratings(competition)
+        Competition.objects.filter(pk=competition.pk).update(results_version=F("results_version") + 1)
         _finish_if_complete(competition)
     return locked
 
