@@ -209,7 +209,7 @@ def game_insiders(*, game: Game) -> set[int]:
     return insiders
 
 
-# --- Reads behind the admin site (tournaments/admin.py). ---
+# --- Reads behind the admin site (tournaments/admin/). ---
 
 
 @dataclass(frozen=True)

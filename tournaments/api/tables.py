@@ -6,7 +6,9 @@ from typing import Any
 
 from django.core.cache import cache
 from django.db.models import QuerySet
+from django.http import HttpResponse
 from rest_framework import mixins, viewsets
+from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -14,7 +16,6 @@ from tournaments.api.scoping import CompetitionScoped, schema_only
 from tournaments.api.serializers import RoundSerializer, StandingRowSerializer
 from tournaments.models import Round, Standing
 from tournaments.selectors import competition_rounds, competition_standings
-
 
 #: How long an unchanged table stays cached; a new result makes a new key at once.
 STANDINGS_CACHE_SECONDS = 600
@@ -40,15 +41,21 @@ class StandingViewSet(CompetitionScoped, viewsets.GenericViewSet[Standing]):
         # Only the schema generator and the filter backend ask; the rows come from competition_standings.
         return Standing.objects.none()
 
-    def list(self, request: Request, **kwargs: Any) -> Response:
+    def list(self, request: Request, **kwargs: Any) -> Response | HttpResponse:
         # The table only changes when a match is recorded, which bumps results_version: a page
-        # cached under that version is never stale, and a busy table is built once per result.
-        key = f"standings:{self.competition.pk}:{self.competition.results_version}:{request.query_params.urlencode()}"
-        data = cache.get(key)
-        if data is None:
+        # cached under that version is never stale, and a busy table is built and encoded once
+        # per result instead of once per request.
+        competition = self.competition
+        key = f"standings:{competition.pk}:{competition.results_version}:{request.query_params.urlencode()}"
+        cached = cache.get(key)
+        if cached is None:
             # Ranks are computed over the whole table before a page is cut from it.
-            rows = competition_standings(self.competition)
+            rows = competition_standings(competition)
             page = self.paginate_queryset(rows)
             data = self.get_paginated_response(StandingRowSerializer(page, many=True).data).data
-            cache.set(key, data, timeout=STANDINGS_CACHE_SECONDS)
+            cached = (data, JSONRenderer().render(data))
+            cache.set(key, cached, timeout=STANDINGS_CACHE_SECONDS)
+        data, encoded = cached
+        if isinstance(request.accepted_renderer, JSONRenderer):
+            return HttpResponse(encoded, content_type="application/json")
         return Response(data)

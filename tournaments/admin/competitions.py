@@ -1,0 +1,206 @@
+"""Competitions and their entrants: created, edited and entered through the services."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib import admin, messages
+from django.db.models import Count, Model, Q, QuerySet
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+
+from league.admin import adopt, can_organise, formset_saved
+from tournaments.admin.actions import (
+    cancel_competitions,
+    play_pending_matches,
+    retry_errored_matches,
+    start_competitions,
+)
+from tournaments.admin.forms import RULE_FIELDS, CompetitionAddForm, CompetitionChangeForm
+from tournaments.admin.pages import competition_page
+from tournaments.admin.scope import CompetitionPartAdmin, ReadOnlyInline, runs_competition
+from tournaments.admin.views import CompetitionRunViews, change_url
+from tournaments.models import Competition, Entrant, Match
+from tournaments.services.competitions import (
+    UNCHANGED,
+    competition_create,
+    competition_update,
+    entrant_withdraw,
+)
+
+
+class EntrantInline(ReadOnlyInline):
+    """The entrant list: read-only, and an entrant can be withdrawn until the competition starts.
+
+    New entrants come through "Add entrants", which checks the game, readiness and room.
+    """
+
+    model = Entrant
+    fields = ["name", "bot_version", "player", "joined_at"]
+    readonly_fields = fields
+    show_change_link = True
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Entrant]:
+        return super().get_queryset(request).select_related("bot_version__bot", "player")
+
+    def has_delete_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
+        return isinstance(obj, Competition) and obj.status == Competition.Status.OPEN and runs_competition(request, obj)
+
+
+@admin.register(Competition)
+class CompetitionAdmin(CompetitionRunViews):
+    list_display = ["name", "club", "game", "kind", "format", "status", "entrant_count", "progress", "created_at"]
+    list_filter = ["game", "status", "kind", "format", ("club", admin.RelatedOnlyFieldListFilter)]
+    search_fields = ["name", "club__name"]
+    list_select_related = ["club"]
+    ordering = ["-created_at", "-id"]
+    date_hierarchy = "created_at"
+    inlines = [EntrantInline]
+    actions = [start_competitions, play_pending_matches, retry_errored_matches, cancel_competitions]
+    change_form_template = "admin/tournaments/competition/change_form.html"
+    info_fields = [
+        "club",
+        "kind",
+        "game",
+        "format",
+        "players_per_match",
+        "seed",
+        "status",
+        "organiser_list",
+        "created_by",
+        "created_at",
+        "started_at",
+        "finished_at",
+    ]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Competition]:
+        return (
+            super()
+            .get_queryset(request)
+            .annotate(
+                entrant_total=Count("entrants", distinct=True),
+                match_total=Count("matches", distinct=True),
+                match_done=Count("matches", filter=Q(matches__status=Match.Status.DONE), distinct=True),
+            )
+        )
+
+    @admin.display(description="Entrants", ordering="entrant_total")
+    def entrant_count(self, competition: Competition) -> int:
+        return getattr(competition, "entrant_total", 0)
+
+    @admin.display(description="Matches done")
+    def progress(self, competition: Competition) -> str:
+        return f"{getattr(competition, 'match_done', 0)} / {getattr(competition, 'match_total', 0)}"
+
+    @admin.display(description="Organisers")
+    def organiser_list(self, competition: Competition) -> str:
+        return ", ".join(p.display_name for p in competition.organisers.all())
+
+    # Permissions: organisers add to their clubs, and change (edit, enter, run) their clubs' competitions.
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return can_organise(request)
+
+    def has_change_permission(self, request: HttpRequest, obj: Competition | None = None) -> bool:
+        return can_organise(request) and self.in_scope(request, obj)
+
+    # The forms: one to create through competition_create, one to edit through competition_update.
+
+    def get_form(
+        self, request: HttpRequest, obj: Competition | None = None, change: bool = False, **kwargs: Any
+    ) -> Any:
+        if obj is None:
+            kwargs["form"] = type("BoundCompetitionAddForm", (CompetitionAddForm,), {"request": request})
+        else:
+            kwargs["form"] = CompetitionChangeForm
+        return super().get_form(request, obj, change=change, **kwargs)
+
+    def get_fieldsets(self, request: HttpRequest, obj: Competition | None = None) -> list[tuple[str | None, Any]]:
+        if obj is None:
+            return [(None, {"fields": [*CompetitionAddForm.Meta.fields[:-1], "organiser", "seed"]})]
+        return [
+            (None, {"fields": ["name", *RULE_FIELDS]}),
+            ("Competition", {"fields": self.info_fields}),
+        ]
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Competition | None = None) -> list[str]:
+        if obj is None:
+            return []
+        if obj.status == Competition.Status.OPEN:
+            return list(self.info_fields)
+        # Once the schedule exists its rules are fixed: only the name can still change.
+        return [*self.info_fields, *RULE_FIELDS]
+
+    def save_model(self, request: HttpRequest, obj: Competition, form: forms.ModelForm, change: bool) -> None:
+        data = form.cleaned_data
+        if change:
+            changed = set(form.changed_data)
+            competition_update(
+                competition=obj,
+                name=data["name"] if "name" in changed else None,
+                options=data["options"] if "options" in changed else None,
+                games_per_match=data["games_per_match"] if "games_per_match" in changed else None,
+                max_entrants=data["max_entrants"] if "max_entrants" in changed else UNCHANGED,
+            )
+            return
+        created = competition_create(
+            club=data["club"],
+            created_by=data["organiser"],
+            name=data["name"],
+            game=data["game"],
+            options=data["options"],
+            kind=data["kind"],
+            format=data["format"],
+            players_per_match=data["players_per_match"],
+            games_per_match=data["games_per_match"],
+            max_entrants=data["max_entrants"],
+            seed=data["seed"],
+        )
+        adopt(obj, created)
+
+    def save_related(self, request: HttpRequest, form: forms.ModelForm, formsets: Any, change: bool) -> None:
+        # The organisers were set by competition_create; only the entrant list's withdrawals remain.
+        for formset in formsets:
+            self.save_formset(request, form, formset, change)
+
+    def save_formset(self, request: HttpRequest, form: forms.ModelForm, formset: Any, change: bool) -> None:
+        withdrawn = [entrant_form.instance for entrant_form in formset.deleted_forms]
+        for entrant in withdrawn:
+            entrant_withdraw(entrant=entrant)
+        formset_saved(formset, deleted=list(withdrawn))
+
+    def get_inlines(self, request: HttpRequest, obj: Competition | None) -> list[type[admin.TabularInline]]:
+        # A new competition has no entrants; they join once it exists.
+        return list(self.inlines) if obj is not None else []
+
+    def response_add(
+        self, request: HttpRequest, obj: Competition, post_url_continue: str | None = None
+    ) -> HttpResponse:
+        # The next step after creating is entering people and bots, which happens on the competition's page.
+        if "_addanother" not in request.POST and "_popup" not in request.POST:
+            self.message_user(request, f"Created {obj.name}: add its entrants, then start it.", messages.SUCCESS)
+            return HttpResponseRedirect(change_url(obj.pk))
+        return super().response_add(request, obj, post_url_continue)
+
+    def change_view(
+        self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: dict[str, Any] | None = None
+    ) -> HttpResponse:
+        # Below the form: standings, each match's sets or race, and the buttons that run the competition.
+        competition = self.get_object(request, object_id)
+        context = dict(extra_context or {})
+        if competition is not None:
+            context.update(competition_page(competition, may_run=self.has_run_permission(request)))
+        return super().change_view(request, object_id, form_url, context)
+
+
+@admin.register(Entrant)
+class EntrantAdmin(CompetitionPartAdmin):
+    list_display = ["name", "competition", "kind", "bot_version", "player", "joined_at"]
+    list_filter = ["competition__game", ("competition", admin.RelatedOnlyFieldListFilter)]
+    search_fields = ["name", "competition__name", "player__display_name", "bot_version__bot__name"]
+    list_select_related = ["competition", "bot_version__bot", "player"]
+    readonly_fields = ["competition", "name", "bot_version", "player", "joined_at"]
+
+    @admin.display(description="Kind")
+    def kind(self, entrant: Entrant) -> str:
+        return "bot" if entrant.bot_version_id is not None else "person"

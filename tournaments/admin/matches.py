@@ -1,0 +1,98 @@
+"""Rounds and matches: read-only schedules, with a match's sets or race on its page and retry for errors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin
+from django.db.models import Count, QuerySet
+from django.http import HttpRequest, HttpResponse
+
+from league.admin import can_organise
+from tournaments.admin.actions import retry_matches
+from tournaments.admin.pages import match_page
+from tournaments.admin.scope import CompetitionPartAdmin, ReadOnlyInline
+from tournaments.models import Match, MatchParticipant, Round
+
+
+class MatchInline(ReadOnlyInline):
+    model = Match
+    fields = ["number", "status", "finished_at"]
+    readonly_fields = fields
+    show_change_link = True
+
+
+@admin.register(Round)
+class RoundAdmin(CompetitionPartAdmin):
+    list_display = ["__str__", "competition", "match_count", "created_at"]
+    list_filter = ["competition__game", ("competition", admin.RelatedOnlyFieldListFilter)]
+    search_fields = ["competition__name"]
+    list_select_related = ["competition"]
+    ordering = ["competition_id", "number"]
+    readonly_fields = ["competition", "number", "created_at"]
+    inlines = [MatchInline]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Round]:
+        return super().get_queryset(request).annotate(match_total=Count("matches"))
+
+    @admin.display(description="Matches", ordering="match_total")
+    def match_count(self, round_: Round) -> int:
+        return getattr(round_, "match_total", 0)
+
+
+class ParticipantInline(ReadOnlyInline):
+    model = MatchParticipant
+    fields = ["seat", "entrant", "rank", "score", "match_units"]
+    readonly_fields = fields
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[MatchParticipant]:
+        return super().get_queryset(request).select_related("entrant")
+
+
+@admin.register(Match)
+class MatchAdmin(CompetitionPartAdmin):
+    list_display = ["__str__", "competition", "round_number", "number", "seated", "status", "finished_at"]
+    list_filter = ["status", "competition__game", ("competition", admin.RelatedOnlyFieldListFilter)]
+    search_fields = ["competition__name", "participants__entrant__name"]
+    list_select_related = ["competition", "round"]
+    readonly_fields = [
+        "competition",
+        "round",
+        "number",
+        "status",
+        "error",
+        "seed",
+        "rated",
+        "created_at",
+        "started_at",
+        "finished_at",
+    ]
+    inlines = [ParticipantInline]
+    actions = [retry_matches]
+    change_form_template = "admin/tournaments/match/change_form.html"
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Match]:
+        return super().get_queryset(request).prefetch_related("participants__entrant")
+
+    @admin.display(description="Round", ordering="round__number")
+    def round_number(self, match: Match) -> int:
+        return match.round.number
+
+    @admin.display(description="Participants (rank)")
+    def seated(self, match: Match) -> str:
+        return ", ".join(
+            p.entrant.name if p.rank is None else f"{p.entrant.name} ({p.rank})"
+            for p in sorted(match.participants.all(), key=lambda p: p.seat)
+        )
+
+    def has_run_permission(self, request: HttpRequest) -> bool:
+        return can_organise(request)
+
+    def change_view(
+        self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: dict[str, Any] | None = None
+    ) -> HttpResponse:
+        match = self.get_object(request, object_id)
+        context = dict(extra_context or {})
+        if match is not None:
+            context.update(match_page(match))
+        return super().change_view(request, object_id, form_url, context)

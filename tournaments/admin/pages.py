@@ -1,0 +1,210 @@
+"""What the competition and match pages show below Django's form: standings, set tables, races, run buttons.
+
+The builders turn the selectors' rows into plain lines, so the templates print them as they are.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from league.standings import TIEBREAKS
+from tournaments.admin.figures import match_points_text, points_text
+from tournaments.models import Competition, Game, Match, MatchParticipant, MatchSet
+from tournaments.selectors import (
+    BANTER_TARGET,
+    GameRace,
+    MatchSheet,
+    competition_match_sheets,
+    competition_progress,
+    competition_standings,
+    match_race,
+    match_set_table,
+)
+
+# --- Lines the templates print ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StandingLine:
+    rank: str
+    name: str
+    entrant_id: int
+    played: int
+    won: int
+    drawn: int
+    lost: int
+    tiebreaks: list[str]
+    mu: float
+    sigma: float
+    ordinal: float
+
+
+@dataclass(frozen=True)
+class SeatLine:
+    name: str
+    rank: int | None
+    points: str
+
+
+@dataclass(frozen=True)
+class SetLine:
+    game: int
+    number: int
+    #: Per participant in seat order: (cards, Aces, points).
+    cells: list[tuple[Any, Any, Any]]
+
+
+@dataclass(frozen=True)
+class RaceLine:
+    game: int
+    number: int
+    #: Per participant in seat order: (points this round, total so far).
+    cells: list[tuple[Any, Any]]
+    play_on: bool
+    #: Names of those at or past 40 after this round.
+    past_target: list[str]
+
+
+@dataclass(frozen=True)
+class MatchView:
+    match: Match
+    round_number: int
+    seats: list[SeatLine]
+    set_lines: list[SetLine]
+    race_lines: list[RaceLine]
+
+    @property
+    def seat_names(self) -> list[str]:
+        return [seat.name for seat in self.seats]
+
+
+def standings_lines(competition: Competition) -> tuple[list[str], list[StandingLine]]:
+    """The tiebreak labels of the competition's game, and its table with shared ranks marked ``2=``."""
+    rows = competition_standings(competition)
+    sharing = Counter(row.rank for row in rows)
+    lines = [
+        StandingLine(
+            rank=f"{row.rank}=" if sharing[row.rank] > 1 else str(row.rank),
+            name=row.standing.entrant.name,
+            entrant_id=row.standing.entrant_id,
+            played=row.standing.played,
+            won=row.standing.won,
+            drawn=row.standing.drawn,
+            lost=row.standing.lost,
+            tiebreaks=[points_text(value) for _, value in row.tiebreaks],
+            mu=row.standing.mu,
+            sigma=row.standing.sigma,
+            ordinal=row.standing.ordinal,
+        )
+        for row in rows
+    ]
+    return [t.label for t in TIEBREAKS[competition.game]], lines
+
+
+def seat_lines(participants: Sequence[MatchParticipant], players_per_match: int) -> list[SeatLine]:
+    return [
+        SeatLine(
+            name=p.entrant.name,
+            rank=p.rank,
+            points="" if p.match_units is None else match_points_text(p.match_units, players_per_match),
+        )
+        for p in participants
+    ]
+
+
+def set_lines(
+    participants: Sequence[MatchParticipant], table: Sequence[tuple[Game, Sequence[MatchSet]]]
+) -> list[SetLine]:
+    keys = [str(p.entrant_id) for p in participants]
+    lines = []
+    for game, sets in table:
+        for row in sets:
+            cells = []
+            for key in keys:
+                figures = row.scores.get(key, {})
+                cells.append((figures.get("cards", "–"), figures.get("aces", "–"), figures.get("points", "–")))
+            lines.append(SetLine(game=game.number, number=row.number, cells=cells))
+    return lines
+
+
+def race_lines(participants: Sequence[MatchParticipant], races: Sequence[GameRace]) -> list[RaceLine]:
+    names = {p.entrant_id: p.entrant.name for p in participants}
+    lines = []
+    for race in races:
+        for step in race.rounds:
+            lines.append(
+                RaceLine(
+                    game=race.game.number,
+                    number=step.number,
+                    cells=[step.points.get(p.entrant_id, ("–", "–")) for p in participants],
+                    play_on=step.play_on,
+                    past_target=[names.get(e, str(e)) for e in step.passed_target],
+                )
+            )
+    return lines
+
+
+def match_view(sheet: MatchSheet, players_per_match: int) -> MatchView:
+    return MatchView(
+        match=sheet.match,
+        round_number=sheet.match.round.number,
+        seats=seat_lines(sheet.participants, players_per_match),
+        set_lines=set_lines(sheet.participants, sheet.set_table),
+        race_lines=race_lines(sheet.participants, sheet.race),
+    )
+
+
+# --- The buttons that run a competition ---------------------------------------------------------------
+
+#: Their labels, by the step each posts to run/ (see ``actions.run_step``).
+RUN_STEPS = {
+    "start": "Start (close entries, build the rounds)",
+    "play": "Play pending matches now",
+    "retry": "Retry matches in error",
+    "cancel": "Cancel…",
+}
+
+
+def available_steps(competition: Competition, progress: dict[str, int]) -> list[str]:
+    """The steps that make sense for the competition as it stands (the services refuse the others anyway)."""
+    if competition.status == Competition.Status.OPEN:
+        return ["start", "cancel"]
+    if competition.status == Competition.Status.RUNNING:
+        steps = ["play"] if progress["pending"] else []
+        return [*steps, *(["retry"] if progress["error"] else []), "cancel"]
+    return []
+
+
+# --- Whole pages --------------------------------------------------------------------------------------
+
+
+def competition_page(competition: Competition, *, may_run: bool) -> dict[str, Any]:
+    """The competition page's context: standings, each match's sets or race, and the run buttons if ``may_run``."""
+    progress = competition_progress(competition)
+    labels, lines = standings_lines(competition)
+    return {
+        "tiebreak_labels": labels,
+        "standing_lines": lines,
+        "match_views": [
+            match_view(sheet, competition.players_per_match) for sheet in competition_match_sheets(competition)
+        ],
+        "progress": progress,
+        "banter_target": BANTER_TARGET,
+        "run_buttons": [(step, RUN_STEPS[step]) for step in available_steps(competition, progress)] if may_run else [],
+        "can_add_entrants": competition.status == Competition.Status.OPEN and may_run,
+    }
+
+
+def match_page(match: Match) -> dict[str, Any]:
+    """The match page's context: its 1923 set table or its Banter race, whichever its game has."""
+    participants = list(match.participants.select_related("entrant").order_by("seat"))
+    game = match.competition.game
+    return {
+        "seat_names": [p.entrant.name for p in participants],
+        "set_lines": set_lines(participants, match_set_table(match)) if game == "1923" else [],
+        "race_lines": race_lines(participants, match_race(match)) if game == "banter" else [],
+        "banter_target": BANTER_TARGET,
+    }

@@ -1,0 +1,161 @@
+"""Recorded results (games and their records, sets, standings): shown to organisers, never edited."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.contrib import admin
+from django.db.models import QuerySet
+from django.http import HttpRequest
+from django.utils.html import format_html
+
+from engine.errors import EngineError
+from engine.record import Record
+from engine.verify import verify
+from tournaments.admin.figures import match_points_text
+from tournaments.admin.scope import CompetitionPartAdmin, MatchPartAdmin
+from tournaments.models import Competition, Game, MatchSet, Standing
+
+
+def pretty_json(value: Any, *, compact: bool = False) -> str:
+    text = json.dumps(value, separators=(",", ":")) if compact else json.dumps(value, indent=2, sort_keys=True)
+    return format_html('<pre style="white-space: pre-wrap; max-height: 40em; overflow: auto">{}</pre>', text)
+
+
+@admin.register(Game)
+class GameAdmin(MatchPartAdmin):
+    list_display = ["__str__", "match", "competition", "number", "winner", "seed", "recorded_at"]
+    list_filter = ["match__competition__game", ("match__competition", admin.RelatedOnlyFieldListFilter)]
+    search_fields = ["match__competition__name", "winner__name"]
+    list_select_related = ["match__competition", "winner"]
+    date_hierarchy = "recorded_at"
+    fields = [
+        "match",
+        "number",
+        "winner",
+        "seating_view",
+        "seed",
+        "options_view",
+        "result_view",
+        "verdict",
+        "deal_view",
+        "record_view",
+        "recorded_at",
+    ]
+    readonly_fields = fields
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Game]:
+        queryset = super().get_queryset(request)
+        match = request.resolver_match
+        if match is not None and match.url_name == "tournaments_game_changelist":
+            # A list never shows the records, and a page of 1923 records is megabytes.
+            queryset = queryset.defer("record", "deal")
+        return queryset
+
+    @admin.display(description="Competition", ordering="match__competition__name")
+    def competition(self, game: Game) -> Competition:
+        return game.match.competition
+
+    @admin.display(description="Seating (entrant ids by seat)")
+    def seating_view(self, game: Game) -> str:
+        return pretty_json(game.seating)
+
+    @admin.display(description="Options")
+    def options_view(self, game: Game) -> str:
+        return pretty_json(game.options)
+
+    @admin.display(description="Result")
+    def result_view(self, game: Game) -> str:
+        return pretty_json(game.result)
+
+    @admin.display(description="Deal")
+    def deal_view(self, game: Game) -> str:
+        return pretty_json(game.deal)
+
+    @admin.display(description="Record (replayable)")
+    def record_view(self, game: Game) -> str:
+        return pretty_json(game.record, compact=True)
+
+    @admin.display(description="Replay check")
+    def verdict(self, game: Game) -> str:
+        try:
+            return str(verify(Record.from_dict(game.record)))
+        except EngineError as error:
+            return f"unreadable record: {error}"
+
+
+@admin.register(MatchSet)
+class MatchSetAdmin(MatchPartAdmin):
+    list_display = ["__str__", "match", "game_number", "number", "play_on", "score_summary"]
+    list_filter = ["play_on", "match__competition__game", ("match__competition", admin.RelatedOnlyFieldListFilter)]
+    search_fields = ["match__competition__name"]
+    list_select_related = ["match", "game"]
+    fields = ["match", "game", "number", "play_on", "scores_view"]
+    readonly_fields = fields
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[MatchSet]:
+        # The game rides along for its number only; its record stays in the database.
+        return super().get_queryset(request).defer("game__record", "game__deal")
+
+    @admin.display(description="Game", ordering="game__number")
+    def game_number(self, row: MatchSet) -> int:
+        return row.game.number
+
+    @admin.display(description="Scores by entrant id")
+    def score_summary(self, row: MatchSet) -> str:
+        return "; ".join(
+            f"{entrant}: " + ", ".join(f"{key} {value}" for key, value in figures.items())
+            for entrant, figures in row.scores.items()
+        )
+
+    @admin.display(description="Scores by entrant id")
+    def scores_view(self, row: MatchSet) -> str:
+        return pretty_json(row.scores)
+
+
+@admin.register(Standing)
+class StandingAdmin(CompetitionPartAdmin):
+    list_display = [
+        "entrant",
+        "competition",
+        "played",
+        "won",
+        "drawn",
+        "lost",
+        "match_points",
+        "games_won",
+        "mu",
+        "sigma",
+        "ordinal",
+    ]
+    list_filter = ["competition__game", ("competition", admin.RelatedOnlyFieldListFilter)]
+    search_fields = ["entrant__name", "competition__name"]
+    list_select_related = ["entrant", "competition"]
+    ordering = ["competition_id", "-match_units", "entrant__name"]
+    fields = [
+        "competition",
+        "entrant",
+        "played",
+        "won",
+        "drawn",
+        "lost",
+        "match_points",
+        "match_units",
+        "games_played",
+        "games_won",
+        "set_points",
+        "cards_won",
+        "trick_points",
+        "rounds_needed",
+        "total_score",
+        "mu",
+        "sigma",
+        "ordinal",
+        "updated_at",
+    ]
+    readonly_fields = fields
+
+    @admin.display(description="Match points", ordering="match_units")
+    def match_points(self, standing: Standing) -> str:
+        return match_points_text(standing.match_units, standing.competition.players_per_match)

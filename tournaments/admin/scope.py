@@ -1,0 +1,44 @@
+"""Who sees what is played in a competition: superusers everything, organisers what their clubs run."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+from django.db.models import Model
+from django.http import HttpRequest
+
+from league.admin import ClubScopedAdmin, can_organise, is_superuser, organised_club_ids
+from tournaments.models import Competition
+
+
+class CompetitionPartAdmin(ClubScopedAdmin):
+    """Something played in a competition: organisers see those of their clubs' competitions."""
+
+    club_lookup = "competition__club_id"
+
+
+class MatchPartAdmin(ClubScopedAdmin):
+    """Something recorded in a match (a game, a set): organisers see those of their clubs' competitions."""
+
+    club_lookup = "match__competition__club_id"
+
+
+class ReadOnlyInline(admin.TabularInline):
+    """Rows listed on their parent's page for organisers to read: never added, changed or deleted there."""
+
+    extra = 0
+
+    def has_view_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
+        return can_organise(request)
+
+    def has_add_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
+        return False
+
+
+def runs_competition(request: HttpRequest, competition: Competition) -> bool:
+    return is_superuser(request) or competition.club_id in organised_club_ids(request)
