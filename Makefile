@@ -58,7 +58,7 @@ bench-api: setup
 	@psql -h 127.0.0.1 -U postgres -tAc "select 1 from pg_database where datname='cardclub_bench'" | grep -q 1 \
 		|| createdb -h 127.0.0.1 -U postgres cardclub_bench
 	DATABASE_URL=$(BENCH_DB) $(PY) manage.py migrate --noinput -v 0
-	DATABASE_URL=$(BENCH_DB) $(PY) manage.py bench_api
+	DATABASE_URL=$(BENCH_DB) CACHE_URL=redis://127.0.0.1:6379/1 $(PY) manage.py bench_api
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
-from django.core.cache import cache
 from django.db.models import QuerySet
-from django.http import HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from rest_framework import mixins, viewsets
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
@@ -16,9 +16,12 @@ from tournaments.api.scoping import CompetitionScoped, schema_only
 from tournaments.api.serializers import RoundSerializer, StandingRowSerializer
 from tournaments.models import Round, Standing
 from tournaments.selectors import competition_rounds, competition_standings
-
-#: How long an unchanged table stays cached; a new result makes a new key at once.
-STANDINGS_CACHE_SECONDS = 600
+from tournaments.standings_cache import (
+    cached_page,
+    cached_results_version,
+    publish_results_version,
+    recent_json_page,
+)
 
 
 class RoundViewSet(CompetitionScoped, mixins.ListModelMixin, viewsets.GenericViewSet[Round]):
@@ -41,21 +44,27 @@ class StandingViewSet(CompetitionScoped, viewsets.GenericViewSet[Standing]):
         # Only the schema generator and the filter backend ask; the rows come from competition_standings.
         return Standing.objects.none()
 
+    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
+        # The busiest read of a club's ladder: skip authentication, negotiation and rendering
+        # when this process already holds the current page (tournaments/standings_cache.py).
+        fast = recent_json_page(request, int(kwargs["competition_pk"]))
+        return fast if fast is not None else super().dispatch(request, *args, **kwargs)
+
     def list(self, request: Request, **kwargs: Any) -> Response | HttpResponse:
-        # The table only changes when a match is recorded, which bumps results_version: a page
-        # cached under that version is never stale, and a busy table is built and encoded once
-        # per result instead of once per request.
-        competition = self.competition
-        key = f"standings:{competition.pk}:{competition.results_version}:{request.query_params.urlencode()}"
-        cached = cache.get(key)
-        if cached is None:
+        competition_id = int(self.kwargs["competition_pk"])
+        version = cached_results_version(competition_id)
+        if version is None:
+            version = self.competition.results_version  # 404 for a competition that does not exist
+            publish_results_version(competition_id, version)
+
+        def build() -> bytes:
             # Ranks are computed over the whole table before a page is cut from it.
-            rows = competition_standings(competition)
+            rows = competition_standings(self.competition)
             page = self.paginate_queryset(rows)
-            data = self.get_paginated_response(StandingRowSerializer(page, many=True).data).data
-            cached = (data, JSONRenderer().render(data))
-            cache.set(key, cached, timeout=STANDINGS_CACHE_SECONDS)
-        data, encoded = cached
+            return JSONRenderer().render(self.get_paginated_response(StandingRowSerializer(page, many=True).data).data)
+
+        encoded = cached_page(competition_id, version, request.query_params.urlencode(), build)
         if isinstance(request.accepted_renderer, JSONRenderer):
             return HttpResponse(encoded, content_type="application/json")
-        return Response(data)
+        # The browsable API renders the same data as HTML.
+        return Response(json.loads(encoded))

@@ -23,6 +23,7 @@ from tournaments.models import (
     Standing,
     units_per_point,
 )
+from tournaments.standings_cache import publish_results_version
 
 #: A match can be recorded from these states: claimed by a worker, or retried after an error.
 RECORDABLE = (Match.Status.RUNNING, Match.Status.PENDING, Match.Status.ERROR)
@@ -57,7 +58,10 @@ def match_record_result(*, match: Match, result: MatchResult) -> Match:
         locked.finished_at = timezone.now()
         locked.save(update_fields=["status", "error", "finished_at"])
         _advance_ratings(competition)
-        Competition.objects.filter(pk=competition.pk).update(results_version=F("results_version") + 1)
+        version = competition.results_version + 1
+        # The competition row is locked above, so this read-then-write cannot race.
+        Competition.objects.filter(pk=competition.pk).update(results_version=version)
+        transaction.on_commit(lambda: publish_results_version(competition.pk, version))
         _finish_if_complete(competition)
     return locked
 
