@@ -21,7 +21,7 @@ run: setup
 	@echo ""
 	@echo "Admin site: http://127.0.0.1:8000/admin/   login: demo / demo"
 	@echo ""
-	$(PY) manage.py runserver 127.0.0.1:8000
+	$(PY) manage.py serve 127.0.0.1:8000
 
 demo: run
 

@@ -115,7 +115,13 @@ class Match(models.Model):
     #: Set once the match's result has gone into the ratings, which apply in (round, id) order.
     rated = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
+    #: When a task for it was last sent to the broker; a pending match queued long ago lost its task.
+    queued_at = models.DateTimeField(null=True, blank=True)
     started_at = models.DateTimeField(null=True, blank=True)
+    #: A running match's worker touches this every few seconds; a stale one means the worker died.
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    #: Claims so far: a match that keeps killing its worker is given up on, not retried forever.
+    attempts = models.PositiveSmallIntegerField(default=0)
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:

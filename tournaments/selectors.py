@@ -10,6 +10,7 @@ from fractions import Fraction
 from typing import Any
 
 from django.db.models import Count, Prefetch, Q, QuerySet
+from django.utils import timezone
 
 from league.models import Membership, Player
 from league.standings import TIEBREAKS, Tiebreak, shared_ranks
@@ -101,13 +102,23 @@ def match_set_table(match: Match) -> list[tuple[Game, list[MatchSet]]]:
     return [(game, sorted(game.sets.all(), key=lambda s: s.number)) for game in games]
 
 
-def competition_progress(competition: Competition) -> dict[str, int]:
-    """Matches by status, plus the total."""
-    counts = dict.fromkeys(Match.Status.values, 0)
+def competition_progress(competition: Competition) -> dict[str, Any]:
+    """Matches by status and in total, games recorded, and games per second since the start."""
+    counts: dict[str, Any] = dict.fromkeys(Match.Status.values, 0)
     for row in competition.matches.order_by().values("status").annotate(n=Count("id")):
         counts[row["status"]] = row["n"]
     counts["total"] = sum(counts.values())
+    counts["games_played"] = Game.objects.filter(match__competition=competition).count()
+    counts["games_per_second"] = _games_per_second(competition, counts["games_played"])
     return counts
+
+
+def _games_per_second(competition: Competition, games: int) -> float:
+    if competition.started_at is None or games == 0:
+        return 0.0
+    end = competition.finished_at or timezone.now()
+    seconds = (end - competition.started_at).total_seconds()
+    return round(games / seconds, 1) if seconds > 0 else 0.0
 
 
 # --- Reads behind the REST API (tournaments/api/): each owns its joins. ---

@@ -76,6 +76,15 @@ def database_from_env(default_sqlite: Path) -> dict[str, object]:
         raise ImproperlyConfigured(f"DATABASE_URL={url!r}: {exc}") from None
     if not config.get("ENGINE"):
         raise ImproperlyConfigured(f"DATABASE_URL={url!r}: unsupported database scheme")
+    if config["ENGINE"] == "django.db.backends.sqlite3":
+        # The embedded default still has a web server and worker processes writing at once:
+        # WAL lets readers run beside a writer, IMMEDIATE takes the write lock up front (no
+        # deadlocked upgrades), and the timeout makes a writer wait its turn instead of failing.
+        config["OPTIONS"] = {
+            "timeout": 30,
+            "transaction_mode": "IMMEDIATE",
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        }
     return dict(config)
 
 
@@ -158,6 +167,20 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # Results that matter are rows in our own tables; nothing reads a result backend.
 CELERY_TASK_IGNORE_RESULT = True
-CELERY_TASK_DEFAULT_QUEUE = "default"
-CELERY_TASK_ROUTES = {"tournaments.tasks.run_match": {"queue": "games"}}
+# Game simulation has its own queue, so long matches never hold up the housekeeping tasks.
+CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_DEFAULT_QUEUE", "default")
+CELERY_GAMES_QUEUE = env_str("CELERY_GAMES_QUEUE", "games")
+CELERY_TASK_ROUTES = {"tournaments.tasks.run_match": {"queue": CELERY_GAMES_QUEUE}}
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
+CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
+MATCH_REAP_SECONDS = env_int("MATCH_REAP_SECONDS", 30)
+CELERY_BEAT_SCHEDULE = {
+    "reap-matches": {"task": "tournaments.tasks.reap_matches", "schedule": float(MATCH_REAP_SECONDS)},
+}
+# A running match's worker writes a heartbeat this often; a match silent for the grace is requeued.
+MATCH_HEARTBEAT_SECONDS = env_int("MATCH_HEARTBEAT_SECONDS", 5)
+MATCH_HEARTBEAT_GRACE = env_int("MATCH_HEARTBEAT_GRACE", 60)
+# A pending match whose task was sent this long ago, with the queue short of tasks, lost its task.
+MATCH_QUEUE_GRACE = env_int("MATCH_QUEUE_GRACE", 120)
+if MATCH_HEARTBEAT_GRACE <= 2 * MATCH_HEARTBEAT_SECONDS:
+    raise ImproperlyConfigured("MATCH_HEARTBEAT_GRACE must be more than twice MATCH_HEARTBEAT_SECONDS")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
@@ -149,15 +150,17 @@ def test_race_and_set_tables_cost_four_queries_however_many_games(game: str, dja
     assert [g["number"] for g in games] == [0, 1, 2, 3, 4, 5]
 
 
-def test_an_organiser_sends_a_match_in_error_back_to_pending_once() -> None:
+def test_an_organiser_sends_a_match_in_error_back_to_pending_once(
+    django_capture_on_commit_callbacks: Callable[..., Any],
+) -> None:
     cast = make_cast()
     add_entrants(cast.competition, 1)
     # A person at the table cannot be played by the engine alone: the match ends in error.
     EntrantFactory(competition=cast.competition, bot_version=None, player=cast.stranger, name="Stranger")
     client = cast.client("organiser")
     base = f"/api/tournaments/{cast.competition.pk}"
-    client.post(f"{base}/start/")
-    client.post(f"{base}/play/")
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(f"{base}/start/")
     match = Match.objects.get(competition=cast.competition)
     assert match.status == Match.Status.ERROR
     retried = client.post(f"/api/matches/{match.pk}/retry/")

@@ -86,15 +86,15 @@ class CompetitionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, views
     @extend_schema(request=None, responses=PlayOutcomeSerializer)
     @action(detail=True, methods=["post"])
     def play(self, request: Request, pk: int) -> Response:
-        """Play every pending match now, synchronously, until matches move to Celery workers."""
+        """Send the pending matches of the released rounds to the workers again (workers play them)."""
         competition = self.get_object()
-        played = competition_play_now(competition=competition)
+        queued = competition_play_now(competition=competition)
         competition.refresh_from_db(fields=["status"])
-        outcome = {"played": played, "status": competition.status, "progress": competition_progress(competition)}
+        outcome = {"queued": queued, "status": competition.status, "progress": competition_progress(competition)}
         return Response(PlayOutcomeSerializer(outcome).data)
 
     @extend_schema(responses=ProgressSerializer, filters=False)
     @action(detail=True, methods=["get"], pagination_class=None, filter_backends=[])
     def progress(self, request: Request, pk: int) -> Response:
-        """The competition's matches counted by status."""
+        """Matches done out of total (by status), games recorded and games per second."""
         return Response(ProgressSerializer(competition_progress(self.get_object())).data)

@@ -288,10 +288,12 @@ class ProgressSerializer(serializers.Serializer[Any]):
     error = serializers.IntegerField()
     cancelled = serializers.IntegerField()
     total = serializers.IntegerField()
+    games_played = serializers.IntegerField(help_text="games recorded so far")
+    games_per_second = serializers.FloatField(help_text="games recorded per second since the start")
 
 
 class PlayOutcomeSerializer(serializers.Serializer[Any]):
-    played = serializers.IntegerField(help_text="matches played by this call")
+    queued = serializers.IntegerField(help_text="pending matches sent to the workers by this call")
     status = serializers.ChoiceField(choices=Competition.Status.choices, help_text="the competition's status now")
     progress = ProgressSerializer()
 

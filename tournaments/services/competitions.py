@@ -16,6 +16,7 @@ from engine.rng import derive_seed
 from league.models import BotVersion, Club, Player
 from tournaments.models import Competition, Entrant, Match, MatchParticipant, Round, Standing
 from tournaments.pairing import FORMATS, PairingError
+from tournaments.services.scheduling import round_release
 
 
 def validate_ruleset(*, game: str, options: Mapping[str, object] | None, players_per_match: int) -> dict[str, object]:
@@ -136,6 +137,10 @@ def competition_start(*, competition: Competition) -> Competition:
         locked.status = Competition.Status.RUNNING
         locked.started_at = timezone.now()
         locked.save(update_fields=["status", "started_at"])
+        # The workers take it from here: round 1 now, each later round when the one before ends.
+        first_round = locked.rounds.order_by("number").first()
+        if first_round is not None:
+            round_release(round_=first_round)
     return locked
 
 

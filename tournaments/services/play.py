@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 
+from celery.exceptions import SoftTimeLimitExceeded
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 
 from engine.agents import Agent
@@ -17,6 +21,7 @@ from engine.match import MatchResult, play_match
 from league.models import BotVersion
 from tournaments.models import Competition, Match, MatchParticipant
 from tournaments.services.results import match_record_result
+from tournaments.services.scheduling import matches_release
 
 log = logging.getLogger(__name__)
 
@@ -27,10 +32,24 @@ class NotPlayable(Exception):
 
 def match_claim(*, match_id: int) -> bool:
     """pending → running, for exactly one caller: the conditional UPDATE is the lock."""
+    now = timezone.now()
     claimed = Match.objects.filter(id=match_id, status=Match.Status.PENDING).update(
-        status=Match.Status.RUNNING, started_at=timezone.now()
+        status=Match.Status.RUNNING, started_at=now, heartbeat_at=now, attempts=F("attempts") + 1
     )
     return claimed == 1
+
+
+class Heartbeat:
+    """Touches the running match every few seconds, so the reaper can tell a live worker from a dead one."""
+
+    def __init__(self, match_id: int) -> None:
+        self.match_id = match_id
+        self.last = time.monotonic()
+
+    def __call__(self) -> None:
+        if time.monotonic() - self.last >= settings.MATCH_HEARTBEAT_SECONDS:
+            self.last = time.monotonic()
+            Match.objects.filter(pk=self.match_id, status=Match.Status.RUNNING).update(heartbeat_at=timezone.now())
 
 
 def match_play(*, match_id: int) -> Match | None:
@@ -39,13 +58,21 @@ def match_play(*, match_id: int) -> Match | None:
         return None
     match = Match.objects.select_related("competition").get(pk=match_id)
     try:
-        result = match_simulate(match=match)
+        result = match_simulate(match=match, heartbeat=Heartbeat(match_id))
     except (EngineError, NotPlayable) as exc:
         return match_mark_error(match=match, error=str(exc))
+    except SoftTimeLimitExceeded:
+        return match_mark_error(
+            match=match, error=f"the match took longer than {settings.CELERY_TASK_SOFT_TIME_LIMIT} s"
+        )
+    except Exception as exc:
+        # A bug, not the bots': keep the match visible in error, with the cause, for a retry.
+        log.exception("match %s crashed the engine", match_id)
+        return match_mark_error(match=match, error=f"internal error: {type(exc).__name__}: {exc}")
     return match_record_result(match=match, result=result)
 
 
-def match_simulate(*, match: Match) -> MatchResult:
+def match_simulate(*, match: Match, heartbeat: Callable[[], None] = lambda: None) -> MatchResult:
     competition: Competition = match.competition
     participants = list(match.participants.select_related("entrant__bot_version__bot").order_by("seat"))
     versions = [_bot_version(p) for p in participants]
@@ -54,6 +81,7 @@ def match_simulate(*, match: Match) -> MatchResult:
     options = competition.options
 
     def agents_for_game(number: int, seating: Sequence[int | None], seed: int) -> list[Agent | None]:
+        heartbeat()
         return [
             None
             if who is None
@@ -93,21 +121,21 @@ def match_mark_error(*, match: Match, error: str) -> Match:
 
 
 def match_retry(*, match: Match) -> Match:
-    """An organiser sends an errored match back to the queue."""
+    """An organiser sends an errored match back to the queue, with a fresh allowance of attempts."""
     with transaction.atomic():
         updated = Match.objects.filter(pk=match.pk, status=Match.Status.ERROR).update(
-            status=Match.Status.PENDING, error="", started_at=None, finished_at=None
+            status=Match.Status.PENDING, error="", started_at=None, heartbeat_at=None, finished_at=None, attempts=0
         )
+        if updated == 1:
+            matches_release(match_ids=[match.pk])
     match.refresh_from_db()
     if updated != 1:
-        from django.core.exceptions import ValidationError
-
         raise ValidationError({"status": f"only a match in error can be retried; this one is {match.status}"})
     return match
 
 
 def competition_play_pending(*, competition: Competition) -> int:
-    """Play every pending match now, in order (until matches move to workers); the number played."""
+    """Play every pending match in this process, in order (the demo, tests); the number played."""
     played = 0
     for match_id in (
         competition.matches.filter(status=Match.Status.PENDING)
@@ -120,10 +148,18 @@ def competition_play_pending(*, competition: Competition) -> int:
 
 
 def competition_play_now(*, competition: Competition) -> int:
-    """An organiser's "play": every pending match of a running competition, synchronously, until workers do it."""
+    """An organiser's "play": send every pending match of the current rounds to the workers again.
+
+    Workers already play a running competition round by round; this re-sends tasks a broker
+    may have lost, without waiting for the reaper. The number of matches queued.
+    """
     competition.refresh_from_db(fields=["status"])
     if competition.status != Competition.Status.RUNNING:
         raise ValidationError(
             {"competition": f"only a running competition can be played; this one is {competition.status}"}
         )
-    return competition_play_pending(competition=competition)
+    with transaction.atomic():
+        ids = competition.matches.filter(status=Match.Status.PENDING, queued_at__isnull=False).values_list(
+            "id", flat=True
+        )
+        return matches_release(match_ids=list(ids))

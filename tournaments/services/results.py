@@ -23,6 +23,7 @@ from tournaments.models import (
     Standing,
     units_per_point,
 )
+from tournaments.services.scheduling import next_round_release_if_done
 from tournaments.standings_cache import publish_results_version
 
 #: A match can be recorded from these states: claimed by a worker, or retried after an error.
@@ -63,6 +64,7 @@ def match_record_result(*, match: Match, result: MatchResult) -> Match:
         Competition.objects.filter(pk=competition.pk).update(results_version=version)
         transaction.on_commit(lambda: publish_results_version(competition.pk, version))
         _finish_if_complete(competition)
+        next_round_release_if_done(round_=locked.round)
     return locked
 
 
