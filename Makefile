@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup run demo test lint typecheck bench bench-api bench-war bench-1923 bench-banter bench-punk clean
+.PHONY: setup run demo test drill lint typecheck bench bench-api bench-service bench-war bench-1923 bench-banter bench-punk clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -28,6 +28,10 @@ demo: run
 ## The whole suite; uses PostgreSQL and Redis when reachable (required with CI=true).
 test: setup
 	@. .ci/services.sh && $(PY) -m pytest
+
+## The resilience drill (docs/drill.md): kills workers and restarts Redis mid-run; same services as `make test`.
+drill: setup
+	@. .ci/services.sh && $(PY) -m pytest -s tests/e2e/test_drill.py
 
 lint: setup
 	$(PY) -m ruff check .
@@ -59,6 +63,14 @@ bench-api: setup
 		|| createdb -h 127.0.0.1 -U postgres cardclub_bench
 	DATABASE_URL=$(BENCH_DB) $(PY) manage.py migrate --noinput -v 0
 	DATABASE_URL=$(BENCH_DB) CACHE_URL=redis://127.0.0.1:6379/1 $(PY) manage.py bench_api
+
+## Persisted games/s through the whole service against the bare engine (docs/performance.md).
+bench-service: setup
+	@psql -h 127.0.0.1 -U postgres -tAc "select 1 from pg_database where datname='cardclub_bench'" | grep -q 1 \
+		|| createdb -h 127.0.0.1 -U postgres cardclub_bench
+	DATABASE_URL=$(BENCH_DB) $(PY) manage.py migrate --noinput -v 0
+	DATABASE_URL=$(BENCH_DB) CELERY_BROKER_URL=redis://127.0.0.1:6379/0 CACHE_URL=redis://127.0.0.1:6379/1 \
+		$(PY) manage.py bench_service
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -22,11 +22,18 @@ class PairingError(ValueError):
 
 
 class PairingFormat(Protocol):
+    #: True for formats whose next round depends on the last one's results (Swiss): the workers
+    #: then get one round at a time. A fixed schedule is released whole, so workers never idle
+    #: at a round's end waiting for its slowest match.
+    pairs_round_by_round: bool
+
     def schedule(self, entrants: Sequence[int], table_size: int) -> list[list[Table]]: ...
 
 
 class RoundRobin:
     """Every group of ``table_size`` entrants meets once per cycle; ``cycles=2`` is a double round robin."""
+
+    pairs_round_by_round = False
 
     def __init__(self, cycles: int = 1) -> None:
         self.cycles = cycles

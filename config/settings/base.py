@@ -155,6 +155,9 @@ else:
     # the hard time limit, or a long match would run twice.
     CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600)}
 CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 900)
+if CELERY_TASK_TIME_LIMIT < 120:
+    # The soft limit sits a minute below it, for the match to be marked in error cleanly.
+    raise ImproperlyConfigured(f"CELERY_TASK_TIME_LIMIT={CELERY_TASK_TIME_LIMIT}: use 120 seconds or more")
 _visibility = CELERY_BROKER_TRANSPORT_OPTIONS.get("visibility_timeout")
 if isinstance(_visibility, int) and _visibility <= 2 * CELERY_TASK_TIME_LIMIT:
     raise ImproperlyConfigured(

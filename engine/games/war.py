@@ -22,6 +22,8 @@ from engine.rng import Rng
 NAME = "war"
 MIN_PLAYERS = 2
 MAX_PLAYERS = 2
+#: No seat ever decides: nothing needs a bot (docs/engine-interface.md).
+DECISIONS = False
 OPTIONS = OptionSet(
     Option("max_rounds", int, 10000, "rounds after which a running game is a draw", minimum=1, maximum=10_000_000),
 )

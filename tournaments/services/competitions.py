@@ -16,7 +16,7 @@ from engine.rng import derive_seed
 from league.models import BotVersion, Club, Player
 from tournaments.models import Competition, Entrant, Match, MatchParticipant, Round, Standing
 from tournaments.pairing import FORMATS, PairingError
-from tournaments.services.scheduling import round_release
+from tournaments.services.scheduling import matches_release, round_release
 
 
 def validate_ruleset(*, game: str, options: Mapping[str, object] | None, players_per_match: int) -> dict[str, object]:
@@ -137,10 +137,14 @@ def competition_start(*, competition: Competition) -> Competition:
         locked.status = Competition.Status.RUNNING
         locked.started_at = timezone.now()
         locked.save(update_fields=["status", "started_at"])
-        # The workers take it from here: round 1 now, each later round when the one before ends.
-        first_round = locked.rounds.order_by("number").first()
-        if first_round is not None:
-            round_release(round_=first_round)
+        # The workers take it from here: a fixed schedule all at once (ratings still apply in
+        # round order, results.py), a round-by-round format one round at a time.
+        if FORMATS[locked.format].pairs_round_by_round:
+            first_round = locked.rounds.order_by("number").first()
+            if first_round is not None:
+                round_release(round_=first_round)
+        else:
+            matches_release(match_ids=list(locked.matches.order_by("round__number", "id").values_list("id", flat=True)))
     return locked
 
 

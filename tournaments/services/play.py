@@ -80,8 +80,12 @@ def match_simulate(*, match: Match, heartbeat: Callable[[], None] = lambda: None
     seats = seats_for(game, len(participants), competition.options)
     options = competition.options
 
+    decides = getattr(game, "DECISIONS", True)
+
     def agents_for_game(number: int, seating: Sequence[int | None], seed: int) -> list[Agent | None]:
         heartbeat()
+        if not decides:
+            return [None] * len(seating)  # War: no seat is ever asked anything
         return [
             None
             if who is None

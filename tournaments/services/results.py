@@ -16,13 +16,14 @@ from league.ratings import Skill, rate
 from league.standings import FIGURE_FIELDS, game_figures
 from tournaments.models import (
     Competition,
-    Game,
     Match,
     MatchParticipant,
     MatchSet,
     Standing,
     units_per_point,
 )
+from tournaments.pairing import FORMATS
+from tournaments.services.game_rows import GameRow, insert_games
 from tournaments.services.scheduling import next_round_release_if_done
 from tournaments.standings_cache import publish_results_version
 
@@ -51,7 +52,7 @@ def match_record_result(*, match: Match, result: MatchResult) -> Match:
         if len(participants) != len(result.ranks):
             raise ValueError(f"match {locked.pk} has {len(participants)} participants, result has {len(result.ranks)}")
         games = _create_games(competition, locked, participants, result)
-        _create_sets(competition.game, locked, games, participants)
+        _create_sets(competition.game, locked, games)
         _update_participants(competition, participants, result)
         _update_standings(competition, participants, result)
         locked.status = Match.Status.DONE
@@ -64,13 +65,14 @@ def match_record_result(*, match: Match, result: MatchResult) -> Match:
         Competition.objects.filter(pk=competition.pk).update(results_version=version)
         transaction.on_commit(lambda: publish_results_version(competition.pk, version))
         _finish_if_complete(competition)
-        next_round_release_if_done(round_=locked.round)
+        if FORMATS[competition.format].pairs_round_by_round:
+            next_round_release_if_done(round_=locked.round)
     return locked
 
 
 def _create_games(
     competition: Competition, match: Match, participants: list[MatchParticipant], result: MatchResult
-) -> list[Game]:
+) -> list[tuple[GameRow, int]]:
     entrant_of = [p.entrant_id for p in participants]
     rows = []
     for played in result.games:
@@ -79,8 +81,7 @@ def _create_games(
         winner = game_result.get("winner")
         winner_participant = played.seating[winner] if winner is not None else None
         rows.append(
-            Game(
-                match=match,
+            GameRow(
                 number=played.number,
                 seating=[None if who is None else entrant_of[who] for who in played.seating],
                 seed=record.seed,
@@ -91,13 +92,14 @@ def _create_games(
                 winner_id=None if winner_participant is None else entrant_of[winner_participant],
             )
         )
-    return Game.objects.bulk_create(rows)
+    ids = insert_games(match=match, rows=rows)
+    return [(row, ids[row.number]) for row in rows]
 
 
-def _create_sets(game_name: str, match: Match, games: list[Game], participants: list[MatchParticipant]) -> None:
+def _create_sets(game_name: str, match: Match, games: list[tuple[GameRow, int]]) -> None:
     """1923's sets and Banter's rounds, keyed by entrant so a table reads the same whatever the seating."""
     rows: list[MatchSet] = []
-    for game in games:
+    for game, game_id in games:
         seating: list[Any] = game.seating
         people = [(seat, entrant) for seat, entrant in enumerate(seating) if entrant is not None]
         if game_name == "1923":
@@ -106,7 +108,7 @@ def _create_sets(game_name: str, match: Match, games: list[Game], participants: 
                     str(entrant): {key: row[key][seat] for key in ("cards", "aces", "points") if key in row}
                     for seat, entrant in people
                 }
-                rows.append(MatchSet(match=match, game=game, number=number, scores=scores))
+                rows.append(MatchSet(match=match, game_id=game_id, number=number, scores=scores))
         elif game_name == "banter":
             play_on = set(game.result.get("play_on_rounds", []))
             previous = [0, 0]
@@ -115,7 +117,9 @@ def _create_sets(game_name: str, match: Match, games: list[Game], participants: 
                     str(entrant): {"points": totals[seat] - previous[seat], "total": totals[seat]}
                     for seat, entrant in people
                 }
-                rows.append(MatchSet(match=match, game=game, number=number, scores=scores, play_on=number in play_on))
+                rows.append(
+                    MatchSet(match=match, game_id=game_id, number=number, scores=scores, play_on=number in play_on)
+                )
                 previous = list(totals)
     MatchSet.objects.bulk_create(rows, batch_size=1000)
 

@@ -18,6 +18,7 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
+from kombu.exceptions import ChannelError
 
 from tournaments.models import Match, Round
 
@@ -114,6 +115,10 @@ def queue_depth(queue: str) -> int | None:
     try:
         with app.connection_for_write() as connection:
             return int(connection.default_channel.queue_declare(queue=queue, passive=True).message_count)
+    except ChannelError:
+        # Redis drops an empty list, so "no such queue" just means nothing is waiting.
+        return 0
     except Exception:
+        # Any other broker trouble only means "unknown": the reaper then re-sends to be safe.
         log.warning("could not read the depth of queue %s", queue, exc_info=True)
         return None
