@@ -6,6 +6,7 @@ from django.db import models
 from django.db.models import Q
 
 from league.models import GAME_CHOICES, BotVersion, Club, Player
+from tournaments.fields import JSONTextField
 
 
 class Competition(models.Model):
@@ -166,9 +167,10 @@ class Game(models.Model):
     seed = models.BigIntegerField()
     deal = models.JSONField(null=True, blank=True)
     options = models.JSONField()
-    #: The engine's compact record: enough to replay the game exactly.
-    record = models.JSONField()
-    result = models.JSONField()
+    #: The engine's compact record: enough to replay the game exactly. Text, not jsonb: it is
+    #: written in bulk and read whole (tournaments/fields.py).
+    record = JSONTextField()
+    result = JSONTextField()
     winner = models.ForeignKey(Entrant, on_delete=models.PROTECT, null=True, blank=True, related_name="+")
     recorded_at = models.DateTimeField(auto_now_add=True)
 

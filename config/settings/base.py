@@ -168,6 +168,9 @@ CELERY_TASK_SOFT_TIME_LIMIT = CELERY_TASK_TIME_LIMIT - 60
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# A broker blip must not kill the matches being played (and spend their attempts): the
+# database, not the connection, says who holds a match.
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
 # Results that matter are rows in our own tables; nothing reads a result backend.
 CELERY_TASK_IGNORE_RESULT = True
 # Game simulation has its own queue, so long matches never hold up the housekeeping tasks.

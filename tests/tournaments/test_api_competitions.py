@@ -134,10 +134,10 @@ def test_play_resends_the_pending_matches_of_released_rounds() -> None:
     add_entrants(cast.competition, 4)
     client = cast.client("organiser")
     base = f"/api/tournaments/{cast.competition.pk}"
-    client.post(f"{base}/start/")  # the commit never comes in this test: round 1 is released, not played
+    client.post(f"{base}/start/")  # the commit never comes in this test: the schedule is released, not played
     played = client.post(f"{base}/play/")
     assert played.status_code == 200
-    assert played.json()["queued"] == 2 and played.json()["progress"]["pending"] == 6
+    assert played.json()["queued"] == 6 and played.json()["progress"]["pending"] == 6
 
 
 def test_playing_an_open_competition_or_starting_twice_is_a_400() -> None:

@@ -159,6 +159,9 @@ class RoundSerializer(serializers.ModelSerializer[Round]):
 
 
 class GameSummarySerializer(serializers.ModelSerializer[Game]):
+    # Stored as JSON text (tournaments/fields.py); shown as the JSON it is.
+    result = serializers.JSONField(read_only=True)
+
     class Meta:
         model = Game
         fields = ["id", "number", "seating", "winner", "result"]
@@ -212,6 +215,8 @@ class GameSerializer(serializers.ModelSerializer[Game]):
 
     competition = serializers.IntegerField(source="match.competition_id", read_only=True)
     game = serializers.CharField(source="match.competition.game", read_only=True)
+
+    result = serializers.JSONField(read_only=True)
 
     class Meta:
         model = Game

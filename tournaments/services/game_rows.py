@@ -8,7 +8,6 @@ element per field and game.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -16,9 +15,9 @@ from typing import Any
 from django.db import connection
 from django.utils import timezone
 
+from tournaments.fields import encode_compact as _encode
 from tournaments.models import Game, Match
 
-_encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 _COLUMNS = ("match_id", "number", "seating", "seed", "deal", "options", "record", "result", "winner_id", "recorded_at")
 
 

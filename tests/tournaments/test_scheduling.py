@@ -1,0 +1,93 @@
+"""When matches go to the workers: on commit, a fixed schedule whole, a round-by-round format a round at a time."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.utils import timezone
+
+from tests.factories import CompetitionFactory, EntrantFactory
+from tournaments.models import Competition, Match
+from tournaments.pairing import FORMATS
+from tournaments.services import scheduling
+from tournaments.services.competitions import competition_start
+from tournaments.services.play import match_play
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def sent(monkeypatch: pytest.MonkeyPatch) -> list[list[int]]:
+    """What would have gone to the broker, batch by batch, instead of running it."""
+    batches: list[list[int]] = []
+    monkeypatch.setattr(scheduling, "_send", batches.append)
+    return batches
+
+
+def four_entrants() -> Competition:
+    competition = CompetitionFactory()
+    for _ in range(4):
+        EntrantFactory(competition=competition)
+    return competition
+
+
+def test_a_round_robin_sends_its_whole_schedule_when_the_start_commits(
+    sent: list[list[int]], django_capture_on_commit_callbacks: Callable[..., Any]
+) -> None:
+    competition = four_entrants()
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        competition_start(competition=competition)
+    assert sent == []  # nothing leaves before the commit
+    for callback in callbacks:
+        callback()
+    assert sorted(sent[0]) == sorted(competition.matches.values_list("id", flat=True))
+    assert not competition.matches.filter(queued_at__isnull=True).exists()
+
+
+def test_a_round_by_round_format_sends_the_next_round_when_the_last_match_of_a_round_is_recorded(
+    sent: list[list[int]], monkeypatch: pytest.MonkeyPatch, django_capture_on_commit_callbacks: Callable[..., Any]
+) -> None:
+    monkeypatch.setattr(FORMATS["round_robin"], "pairs_round_by_round", True)
+    competition = four_entrants()
+    with django_capture_on_commit_callbacks(execute=True):
+        competition_start(competition=competition)
+    round_one = list(competition.matches.filter(round__number=1).values_list("id", flat=True))
+    assert sent == [round_one]
+    with django_capture_on_commit_callbacks(execute=True):
+        match_play(match_id=round_one[0])
+    assert len(sent) == 1  # one match of round 1 is still pending
+    with django_capture_on_commit_callbacks(execute=True):
+        match_play(match_id=round_one[1])
+    assert sent[1] == list(competition.matches.filter(round__number=2).order_by("id").values_list("id", flat=True))
+
+
+def test_the_reaper_requeues_stale_running_matches_and_gives_up_after_three_attempts(
+    sent: list[list[int]], settings: Any, django_capture_on_commit_callbacks: Callable[..., Any]
+) -> None:
+    competition = four_entrants()
+    competition_start(competition=competition)
+    first, second, *_ = competition.matches.order_by("id")
+    stale = timezone.now() - timedelta(seconds=settings.MATCH_HEARTBEAT_GRACE + 5)
+    Match.objects.filter(pk=first.pk).update(status="running", heartbeat_at=stale, attempts=1)
+    Match.objects.filter(pk=second.pk).update(status="running", heartbeat_at=stale, attempts=3)
+    with django_capture_on_commit_callbacks(execute=True):
+        report = scheduling.matches_reap()
+    assert (report.requeued_running, report.gave_up) == (1, 1)
+    first.refresh_from_db()
+    second.refresh_from_db()
+    assert first.status == "pending" and [first.pk] in sent
+    assert second.status == "error" and "gave up after 3 attempts" in second.error
+
+
+def test_a_live_heartbeat_keeps_a_running_match_from_the_reaper(sent: list[list[int]]) -> None:
+    competition = four_entrants()
+    competition_start(competition=competition)
+    match = competition.matches.order_by("id").first()
+    assert match is not None
+    Match.objects.filter(pk=match.pk).update(status="running", heartbeat_at=timezone.now(), attempts=1)
+    assert scheduling.matches_reap().requeued_running == 0
+    match.refresh_from_db()
+    assert match.status == "running"
