@@ -18,7 +18,7 @@ from engine.bench import run_bench, unit_of
 from engine.bots import seat_agents
 from engine.cards import parse_cards
 from engine.errors import EngineError, RecordError
-from engine.games import GAME_NAMES, get_game
+from engine.games import GAME_NAMES, Game, get_game
 from engine.options import parse_assignments
 from engine.record import Record
 from engine.runner import play_game
@@ -114,22 +114,23 @@ def _load_json(path: Path, what: str) -> Any:
         raise UsageError(f"{what} {path}: not valid JSON: {exc}") from None
 
 
-def cmd_play(args: argparse.Namespace) -> int:
+def _game_setup(args: argparse.Namespace) -> tuple[Game, dict[str, str], list[str]]:
+    """The game, its options and the bot names, refusing bots for a game without decisions."""
     game = get_game(args.game)
     options = parse_assignments(args.option)
     bots = _bot_names(args.bots)
-    if game.NAME == "war":
-        if bots:
-            raise UsageError("war has no decisions: leave out --bots")
-        agents: list[Any] = [None, None]
-    else:
-        if not bots:
-            raise UsageError(f"--bots is required for {game.NAME}: one bot name per player, e.g. random,random")
-        agents = seat_agents(game.NAME, bots, options, 0)
+    if bots and not getattr(game, "DECISIONS", True):
+        raise UsageError(f"{game.NAME} has no decisions: leave out --bots")
+    return game, options, bots
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    game, options, bots = _game_setup(args)
+    if getattr(game, "DECISIONS", True) and not bots:
+        raise UsageError(f"--bots is required for {game.NAME}: one bot name per player, e.g. random,random")
     deal = _read_deal(args)
     seed = args.seed if args.seed is not None else (0 if deal is not None else secrets.randbits(32))
-    if bots:
-        agents = seat_agents(game.NAME, bots, options, seed)
+    agents: list[Any] = seat_agents(game.NAME, bots, options, seed) if bots else [None, None]
     record = play_game(game.NAME, agents=agents, seed=seed, options=options, deal=deal)
     if args.out is not None:
         try:
@@ -184,14 +185,10 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    game = get_game(args.game)
-    options = parse_assignments(args.option)
-    bots = _bot_names(args.bots)
-    if game.NAME == "war":
-        if bots:
-            raise UsageError("war has no decisions: leave out --bots")
-    elif not bots:
-        bots = ["random"] * (args.players or game.MIN_PLAYERS if game.NAME != "punk" else args.players or 4)
+    game, options, bots = _game_setup(args)
+    if getattr(game, "DECISIONS", True) and not bots:
+        # Punk's figures are for a table of 4 (docs/performance.md); other games start at their minimum.
+        bots = ["random"] * (args.players or (4 if game.NAME == "punk" else game.MIN_PLAYERS))
     elif args.players is not None and args.players != len(bots):
         raise UsageError(f"--players {args.players} does not match the {len(bots)} bots given")
     result = run_bench(game.NAME, games=args.games, bots=bots, options=options, progress=not args.quiet)
