@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from decimal import Decimal
 from fractions import Fraction
+from itertools import takewhile
 from typing import Any
 
-from django.db import transaction
-from django.db.models import F
+from django.db import connection, transaction
 from django.utils import timezone
 
 from engine.match import MatchResult
@@ -133,31 +133,43 @@ def _update_participants(competition: Competition, participants: list[MatchParti
     MatchParticipant.objects.bulk_update(participants, ["score", "rank", "match_units"])
 
 
+#: Standings columns a recorded match adds to, in the order _standing_deltas gives them.
+_ADDED = ("played", "won", "drawn", "lost", "match_units", "games_played", "games_won", *FIGURE_FIELDS)
+
+
 def _update_standings(competition: Competition, participants: list[MatchParticipant], result: MatchResult) -> None:
+    """Add the match to each participant's row: one prepared UPDATE per row, each an increment.
+
+    Plain SQL rather than F() expressions: compiling eleven expressions per row cost more
+    than the games of a short match. Increments stay correct whatever else touched the row.
+    """
+    deltas = _standing_deltas(competition.game, participants, result)
+    table = Standing._meta.db_table
+    assignments = ", ".join(f"{column} = {column} + %s" for column in _ADDED)
+    with connection.cursor() as cursor:
+        cursor.executemany(f"UPDATE {table} SET {assignments} WHERE entrant_id = %s", deltas)
+
+
+def _standing_deltas(game: str, participants: list[MatchParticipant], result: MatchResult) -> list[list[int]]:
+    sums = [[0] * (1 + len(FIGURE_FIELDS)) for _ in participants]  # games won, then the figures
+    for played in result.games:
+        game_result = played.record.result or {}
+        winner = game_result.get("winner")
+        for seat, who in enumerate(played.seating):
+            if who is None:
+                continue
+            row = sums[who]
+            row[0] += winner == seat
+            for offset, value in enumerate(game_figures(game, game_result, seat).values(), start=1):
+                row[offset] += value
     first = [i for i, rank in enumerate(result.ranks) if rank == 1]
+    deltas = []
     for index, participant in enumerate(participants):
-        figures = dict.fromkeys(FIGURE_FIELDS, 0)
-        games_won = 0
-        for played in result.games:
-            seat = played.seating.index(index)
-            game_result = played.record.result or {}
-            games_won += game_result.get("winner") == seat
-            for key, value in game_figures(competition.game, game_result, seat).items():
-                figures[key] += value
         won = index in first and len(first) == 1
         drawn = index in first and len(first) > 1
-        # F() increments: correct even if another transaction touched the row, though the
-        # competition lock already serialises recording.
-        Standing.objects.filter(entrant_id=participant.entrant_id).update(
-            played=F("played") + 1,
-            won=F("won") + int(won),
-            drawn=F("drawn") + int(drawn),
-            lost=F("lost") + int(not won and not drawn),
-            match_units=F("match_units") + (participant.match_units or 0),
-            games_played=F("games_played") + len(result.games),
-            games_won=F("games_won") + games_won,
-            **{key: F(key) + value for key, value in figures.items()},
-        )
+        outcome = [1, int(won), int(drawn), int(not won and not drawn), participant.match_units or 0]
+        deltas.append([*outcome, len(result.games), *sums[index], participant.entrant_id])
+    return deltas
 
 
 def _advance_ratings(competition: Competition) -> None:
@@ -170,20 +182,36 @@ def _advance_ratings(competition: Competition) -> None:
         Match.objects.filter(competition=competition, rated=False)
         .exclude(status=Match.Status.CANCELLED)
         .order_by("round__number", "id")
+        .values_list("id", "status")
     )
-    for match in pending:
-        if match.status != Match.Status.DONE:
-            break
-        participants = list(match.participants.order_by("seat"))
-        standings = {
-            s.entrant_id: s for s in Standing.objects.filter(entrant_id__in=[p.entrant_id for p in participants])
-        }
-        rows = [standings[p.entrant_id] for p in participants]
-        skills = rate([Skill(r.mu, r.sigma) for r in rows], [p.rank or 0 for p in participants])
-        for row, skill in zip(rows, skills, strict=True):
-            row.mu, row.sigma, row.ordinal = skill.mu, skill.sigma, skill.ordinal
-        Standing.objects.bulk_update(rows, ["mu", "sigma", "ordinal"])
-        Match.objects.filter(pk=match.pk).update(rated=True)
+    ready = list(takewhile(lambda row: row[1] == Match.Status.DONE, pending))
+    if not ready:
+        return
+    ids = [match_id for match_id, _ in ready]
+    seats: dict[int, list[tuple[int, int]]] = {match_id: [] for match_id in ids}
+    for match_id, entrant_id, rank in (
+        MatchParticipant.objects.filter(match_id__in=ids)
+        .order_by("match_id", "seat")
+        .values_list("match_id", "entrant_id", "rank")
+    ):
+        seats[match_id].append((entrant_id, rank or 0))
+    entrants = {entrant for table in seats.values() for entrant, _ in table}
+    skills = {
+        entrant: Skill(mu, sigma)
+        for entrant, mu, sigma in Standing.objects.filter(entrant_id__in=entrants).values_list(
+            "entrant_id", "mu", "sigma"
+        )
+    }
+    for match_id in ids:
+        table = seats[match_id]
+        rated = rate([skills[entrant] for entrant, _ in table], [rank for _, rank in table])
+        skills.update({entrant: skill for (entrant, _), skill in zip(table, rated, strict=True)})
+    with connection.cursor() as cursor:
+        cursor.executemany(
+            f"UPDATE {Standing._meta.db_table} SET mu = %s, sigma = %s, ordinal = %s WHERE entrant_id = %s",
+            [(skills[e].mu, skills[e].sigma, skills[e].ordinal, e) for e in sorted(entrants)],
+        )
+    Match.objects.filter(id__in=ids).update(rated=True)
 
 
 def _finish_if_complete(competition: Competition) -> None:
