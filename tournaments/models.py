@@ -160,7 +160,9 @@ class MatchParticipant(models.Model):
 
 
 class Game(models.Model):
-    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="games")
+    # No index of its own: the (match, number) unique index serves every lookup by match, and
+    # each index is paid for on every one of the many game rows written.
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="games", db_index=False)
     number = models.PositiveIntegerField()
     #: Entrant ids by seat (null for a seat the engine plays).
     seating = models.JSONField()
@@ -171,7 +173,9 @@ class Game(models.Model):
     #: written in bulk and read whole (tournaments/fields.py).
     record = JSONTextField()
     result = JSONTextField()
-    winner = models.ForeignKey(Entrant, on_delete=models.PROTECT, null=True, blank=True, related_name="+")
+    winner = models.ForeignKey(
+        Entrant, on_delete=models.PROTECT, null=True, blank=True, related_name="+", db_index=False
+    )
     recorded_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
