@@ -165,10 +165,10 @@ class Game(models.Model):
     match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="games", db_index=False)
     number = models.PositiveIntegerField()
     #: Entrant ids by seat (null for a seat the engine plays).
-    seating = models.JSONField()
+    seating = JSONTextField()
     seed = models.BigIntegerField()
     deal = models.JSONField(null=True, blank=True)
-    options = models.JSONField()
+    options = JSONTextField()
     #: The engine's compact record: enough to replay the game exactly. Text, not jsonb: it is
     #: written in bulk and read whole (tournaments/fields.py).
     record = JSONTextField()

@@ -160,6 +160,7 @@ class RoundSerializer(serializers.ModelSerializer[Round]):
 
 class GameSummarySerializer(serializers.ModelSerializer[Game]):
     # Stored as JSON text (tournaments/fields.py); shown as the JSON it is.
+    seating = serializers.JSONField(read_only=True)
     result = serializers.JSONField(read_only=True)
 
     class Meta:
@@ -216,6 +217,8 @@ class GameSerializer(serializers.ModelSerializer[Game]):
     competition = serializers.IntegerField(source="match.competition_id", read_only=True)
     game = serializers.CharField(source="match.competition.game", read_only=True)
 
+    seating = serializers.JSONField(read_only=True)
+    options = serializers.JSONField(read_only=True)
     result = serializers.JSONField(read_only=True)
 
     class Meta:

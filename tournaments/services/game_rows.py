@@ -71,7 +71,7 @@ def _copy(match: Match, rows: Sequence[GameRow]) -> dict[int, int]:
                         _encode(row.seating),
                         row.seed,
                         None if row.deal is None else _encode(row.deal),
-                        options if row.options is rows[0].options else _encode(row.options),
+                        options if row.options == rows[0].options else _encode(row.options),
                         _encode(row.record),
                         _encode(row.result),
                         row.winner_id,
