@@ -53,18 +53,13 @@ def competition_standings(competition: Competition) -> list[StandingRow]:
     rows = list(standings_queryset(competition))
     keys = [tuple(getattr(row, t.field) for t in tiebreaks) for row in rows]
     per_point = units_per_point(competition.players_per_match)
-    return [
-        StandingRow(
-            rank=rank,
-            standing=row,
-            match_points=Fraction(row.match_units, per_point),
-            tiebreaks=[
-                (t, Fraction(row.match_units, per_point) if t.field == "match_units" else getattr(row, t.field))
-                for t in tiebreaks
-            ],
-        )
-        for rank, row in zip(shared_ranks(keys), rows, strict=True)
-    ]
+    table = []
+    for rank, row in zip(shared_ranks(keys), rows, strict=True):
+        points = Fraction(row.match_units, per_point)
+        # The match-points column is shown in points, not the exact units it is stored in.
+        values = [(t, points if t.field == "match_units" else getattr(row, t.field)) for t in tiebreaks]
+        table.append(StandingRow(rank=rank, standing=row, match_points=points, tiebreaks=values))
+    return table
 
 
 @dataclass(frozen=True)

@@ -24,10 +24,6 @@ from engine.options import OptionSet
 from engine.result import Result
 
 
-class State(Protocol):
-    def copy(self) -> Any: ...
-
-
 class Game(Protocol):
     NAME: str
     MIN_PLAYERS: int

@@ -17,15 +17,14 @@ pytestmark = pytest.mark.django_db
 
 
 def record_two_player(
-    competition: Competition, a: Entrant, b: Entrant, per_entrant: dict[int, dict[str, Any]], game_keys: dict[str, Any]
+    competition: Competition, a: Entrant, b: Entrant, per_entrant: dict[int, dict[str, Any]], keys: tuple[str, ...]
 ) -> None:
-    """Record a one-game match between a and b; ``per_entrant`` gives each one's rank and figures."""
+    """Record a one-game match between a and b; ``per_entrant`` gives each one's rank and its ``keys`` figures."""
     match = match_between(competition, a, b)
     order = seats_of(match)
     result: dict[str, Any] = {"ranks": [per_entrant[e]["rank"] for e in order]}
-    for key in game_keys:
+    for key in keys:
         result[key] = [per_entrant[e][key] for e in order]
-    result.update({k: v for k, v in game_keys.items() if not isinstance(v, type)})
     match_record_result(match=match, result=match_result([game_played(competition.game, 0, [0, 1], result)], 2))
 
 
@@ -40,7 +39,7 @@ def test_1923_players_level_on_match_and_set_points_are_split_by_cards_won() -> 
     competition = CompetitionFactory(game="1923", options=full_options("1923", 2))
     a, b, c = (EntrantFactory(competition=competition, name=n) for n in "ABC")
     started(competition)
-    keys = {"scores": list, "points": list, "cards": list}
+    keys = ("scores", "points", "cards")
     # A beats B, B beats C, C beats A: one win each, 10 set points each; only the cards differ.
     record_two_player(
         competition,
@@ -133,7 +132,7 @@ def test_banter_orders_by_match_points_then_trick_points() -> None:
     competition = CompetitionFactory(game="banter", options=full_options("banter", 2))
     a, b, c = (EntrantFactory(competition=competition, name=n) for n in "ABC")
     started(competition)
-    keys = {"scores": list}
+    keys = ("scores",)
     record_two_player(competition, a, b, {a.pk: {"rank": 1, "scores": 41}, b.pk: {"rank": 2, "scores": 30}}, keys)
     record_two_player(competition, b, c, {b.pk: {"rank": 1, "scores": 40}, c.pk: {"rank": 2, "scores": 39}}, keys)
     record_two_player(competition, c, a, {c.pk: {"rank": 1, "scores": 44}, a.pk: {"rank": 2, "scores": 12}}, keys)
