@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup run demo test drill lint typecheck bench bench-api bench-service bench-war bench-1923 bench-banter bench-punk clean
+.PHONY: setup sandbox run demo test drill lint typecheck bench bench-api bench-service bench-bots bench-war bench-1923 bench-banter bench-punk clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -12,7 +12,14 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-setup: $(STAMP)
+setup: $(STAMP) sandbox
+
+## Uploaded bots run in bubblewrap on Debian's python3 (docs/bot-protocol.md, "The sandbox").
+sandbox:
+	@command -v bwrap >/dev/null && test -x /usr/bin/python3 || \
+		( echo "installing bubblewrap and python3 for the bot sandbox" && apt-get update -qq && \
+		  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap python3 >/dev/null ) || \
+		echo "warning: could not install bubblewrap; uploaded bots cannot run here (apt-get install bubblewrap)"
 
 ## The service on embedded defaults: migrate, load the demo club (played competitions), serve the admin site.
 run: setup
@@ -71,6 +78,10 @@ bench-service: setup
 	DATABASE_URL=$(BENCH_DB) $(PY) manage.py migrate --noinput -v 0
 	DATABASE_URL=$(BENCH_DB) CELERY_BROKER_URL=redis://127.0.0.1:6379/0 CACHE_URL=redis://127.0.0.1:6379/1 \
 		$(PY) manage.py bench_service
+
+## Sandboxed bots: start time and per-move overhead against an in-process bot (docs/performance.md).
+bench-bots: setup
+	$(PY) -m engine bench-bots
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -15,12 +15,13 @@ from pathlib import Path
 from typing import Any
 
 from engine.bench import run_bench, unit_of
-from engine.bots import seat_agents
 from engine.cards import parse_cards
 from engine.errors import EngineError, RecordError
 from engine.games import GAME_NAMES, Game, get_game
+from engine.harness import harness_agents
 from engine.options import parse_assignments
 from engine.record import Record
+from engine.remote import RemoteBot
 from engine.runner import play_game
 from engine.verify import verify
 
@@ -44,7 +45,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     play = commands.add_parser("play", help="play one game and print its record")
     play.add_argument("game", help="war, 1923, banter or punk")
-    play.add_argument("--bots", default="", help="comma-separated bot names, one per player (not for war)")
+    play.add_argument(
+        "--bots",
+        default="",
+        help="comma-separated, one per player: a bot name, a bot file (./mybot.py, .zip) or an http(s) URL",
+    )
     source = play.add_mutually_exclusive_group()
     source.add_argument("--seed", type=_seed, help="seed for the deal and every later shuffle")
     source.add_argument("--deck", help="war only: the 52-card deck, top first, e.g. '2C 8D ...'")
@@ -66,6 +71,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     commands.add_parser("demo", help="play a short demo game of each of the four games")
     commands.add_parser("games", help="list the games, their options and their bots")
+    bots = commands.add_parser("bench-bots", help="sandbox start time and per-move overhead")
+    bots.add_argument("--starts", type=_positive, default=40, help="sandboxes to start")
+    bots.add_argument("--moves", type=_positive, default=5000, help="decisions to time")
     return parser
 
 
@@ -130,14 +138,27 @@ def cmd_play(args: argparse.Namespace) -> int:
         raise UsageError(f"--bots is required for {game.NAME}: one bot name per player, e.g. random,random")
     deal = _read_deal(args)
     seed = args.seed if args.seed is not None else (0 if deal is not None else secrets.randbits(32))
-    agents: list[Any] = seat_agents(game.NAME, bots, options, seed) if bots else [None, None]
-    record = play_game(game.NAME, agents=agents, seed=seed, options=options, deal=deal)
+    agents: list[Any] = [None, None]
+    remotes: dict[str, RemoteBot] = {}
+    if bots:
+        agents, remotes = harness_agents(game.NAME, bots, options, seed)
+    try:
+        record = play_game(game.NAME, agents=agents, seed=seed, options=options, deal=deal)
+    finally:
+        for bot in remotes.values():
+            bot.close()
     if args.out is not None:
         try:
             args.out.write_text(record.to_json() + "\n")
         except OSError as exc:
             raise UsageError(f"--out {args.out}: {exc.strerror or exc}") from None
     print(record.to_json() if args.json else summary(record, bots))
+    for name, bot in remotes.items():
+        # What the server shows only the bot's owner: here the owner is at the keyboard.
+        if bot.failure is not None:
+            print(f"{name}: {bot.failure}", file=sys.stderr)
+        if bot.log:
+            print(f"--- {name}: stderr ---\n{bot.log.rstrip()}", file=sys.stderr)
     return 0
 
 
@@ -220,12 +241,20 @@ def cmd_games(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_bench_bots(args: argparse.Namespace) -> int:
+    from engine.sandbox.bench import report, run_bot_bench
+
+    print(report(run_bot_bench(starts=args.starts, moves=args.moves)))
+    return 0
+
+
 COMMANDS = {
     "play": cmd_play,
     "verify": cmd_verify,
     "bench": cmd_bench,
     "demo": cmd_demo,
     "games": cmd_games,
+    "bench-bots": cmd_bench_bots,
 }
 
 

@@ -95,8 +95,19 @@ class BotVersion(models.Model):
     #: For ``builtin``: the engine strategy's name (``random``, ``counter``, ...).
     strategy = models.CharField(max_length=40, blank=True)
     parameters = models.JSONField(default=dict, blank=True)
+    #: For ``upload``: the file as uploaded (a .py or a .zip), its name, entry module and checksum.
+    source = models.BinaryField(blank=True, default=b"", editable=False)
+    filename = models.CharField(max_length=200, blank=True)
+    entry = models.CharField(max_length=200, blank=True)
+    sha256 = models.CharField(max_length=64, blank=True)
+    #: For ``http``: the endpoint called once per decision.
+    url = models.CharField(max_length=2000, blank=True)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
     status_detail = models.TextField(blank=True)
+    #: The validation match's stderr (uploads) or transport errors (http): the owner's eyes only.
+    log = models.TextField(blank=True)
+    #: When the validation task was last sent; the reaper re-sends one a broker lost.
+    queued_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -106,6 +117,11 @@ class BotVersion(models.Model):
             models.CheckConstraint(
                 condition=~models.Q(kind="builtin") | ~models.Q(strategy=""), name="builtin_version_names_strategy"
             ),
+            models.CheckConstraint(
+                condition=~models.Q(kind="upload") | (~models.Q(sha256="") & ~models.Q(entry="")),
+                name="upload_version_has_code",
+            ),
+            models.CheckConstraint(condition=~models.Q(kind="http") | ~models.Q(url=""), name="http_version_has_url"),
         ]
 
     def __str__(self) -> str:

@@ -24,8 +24,9 @@ def bot_list() -> QuerySet[Bot]:
 
 
 def bot_versions(*, bot: Bot) -> QuerySet[BotVersion]:
-    # The bot is attached so a version's str() and serializer need no query per row.
-    return BotVersion.objects.filter(bot=bot).select_related("bot").order_by("number")
+    # The bot is attached so a version's str() and serializer need no query per row; the code and
+    # the log are left in the database until a view asks for them.
+    return BotVersion.objects.filter(bot=bot).select_related("bot").defer("source", "log").order_by("number")
 
 
 def club_list() -> QuerySet[Club]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
@@ -13,7 +14,10 @@ from django.utils import timezone
 
 from engine.bots import bot_names
 from engine.games import GAME_NAMES
+from engine.netguard import BadBotUrl, parse_bot_url, resolve
+from engine.sandbox import BadBotCode, bot_code
 from league.models import Bot, BotVersion, Club, Membership, Player
+from league.validation import validation_release
 
 
 def player_create(*, username: str, display_name: str = "", password: str | None = None) -> Player:
@@ -63,14 +67,53 @@ def bot_retire(*, bot: Bot) -> Bot:
 
 def bot_version_create_builtin(*, bot: Bot, strategy: str, parameters: dict[str, Any] | None = None) -> BotVersion:
     """A version that plays one of the engine's strategies: ready at once, nothing to validate in a sandbox."""
-    if bot.retired_at is not None:
-        raise ValidationError({"bot": "this bot is retired"})
+    _check_active(bot)
     if strategy not in bot_names(bot.game):
         choices = ", ".join(bot_names(bot.game)) or "none"
         raise ValidationError({"strategy": f"unknown strategy {strategy!r} for {bot.game}: choose one of {choices}"})
     if parameters:
         raise ValidationError({"parameters": "built-in strategies take no parameters yet"})
     return _next_version(bot=bot, kind=BotVersion.Kind.BUILTIN, strategy=strategy, status=BotVersion.Status.READY)
+
+
+def bot_version_create_upload(*, bot: Bot, filename: str, content: bytes, entry: str = "") -> BotVersion:
+    """An uploaded version: checked and stored now, validated by a match on a worker, then ``ready`` or ``failed``."""
+    _check_active(bot)
+    try:
+        code = bot_code(filename=filename, content=content, entry=entry)
+    except BadBotCode as exc:
+        raise ValidationError({"source": str(exc)}) from None
+    with transaction.atomic():
+        version = _next_version(
+            bot=bot,
+            kind=BotVersion.Kind.UPLOAD,
+            source=code.content,
+            filename=code.filename,
+            entry=code.entry,
+            sha256=code.sha256,
+        )
+        validation_release(version=version)
+    return version
+
+
+def bot_version_create_http(*, bot: Bot, url: str) -> BotVersion:
+    """An HTTP version: the URL is checked now and again at every connect, then validated by a match."""
+    _check_active(bot)
+    try:
+        parsed = parse_bot_url(url)
+        if not settings.BOT_HTTP_ALLOW_PRIVATE:
+            resolve(parsed, allow_private=False, timeout=2.0)
+    except BadBotUrl as exc:
+        raise ValidationError({"url": str(exc)}) from None
+    with transaction.atomic():
+        version = _next_version(bot=bot, kind=BotVersion.Kind.HTTP, url=parsed.url)
+        validation_release(version=version)
+    return version
+
+
+def _check_active(bot: Bot) -> None:
+    if bot.retired_at is not None:
+        raise ValidationError({"bot": "this bot is retired"})
 
 
 def _next_version(*, bot: Bot, **fields: Any) -> BotVersion:

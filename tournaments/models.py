@@ -241,3 +241,18 @@ class Standing(models.Model):
 
     def __str__(self) -> str:
         return f"standing of entrant {self.entrant_id}"
+
+
+class BotRun(models.Model):
+    """An uploaded or HTTP bot's part in one match: how it ended and its log, for its owner's eyes only."""
+
+    participant = models.OneToOneField(MatchParticipant, on_delete=models.CASCADE, related_name="bot_run")
+    #: The forfeit cause that put the bot out of the match, if one did.
+    failure = models.CharField(max_length=20, blank=True)
+    detail = models.TextField(blank=True)
+    #: The bot's stderr (uploads) or transport errors (HTTP), truncated.
+    log = models.TextField(blank=True)
+    start_ms = models.FloatField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"bot run of {self.participant}"

@@ -15,6 +15,7 @@ from django.utils import timezone
 from league.models import Membership, Player
 from league.standings import TIEBREAKS, Tiebreak, shared_ranks
 from tournaments.models import (
+    BotRun,
     Competition,
     Entrant,
     Game,
@@ -267,3 +268,12 @@ def competition_match_sheets(competition: Competition) -> list[MatchSheet]:
             )
         )
     return sheets
+
+
+def bot_runs_owned(*, match: Match, user: Any) -> QuerySet[BotRun]:
+    """The external bots' runs in a match whose bots ``user`` owns."""
+    return (
+        BotRun.objects.filter(participant__match=match, participant__entrant__bot_version__bot__owner__user_id=user.pk)
+        .select_related("participant__entrant")
+        .order_by("participant__seat")
+    )

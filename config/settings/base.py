@@ -7,6 +7,7 @@ Redis through DATABASE_URL and CELERY_BROKER_URL.
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 import dj_database_url
@@ -178,12 +179,17 @@ CELERY_TASK_IGNORE_RESULT = True
 # Game simulation has its own queue, so long matches never hold up the housekeeping tasks.
 CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_DEFAULT_QUEUE", "default")
 CELERY_GAMES_QUEUE = env_str("CELERY_GAMES_QUEUE", "games")
-CELERY_TASK_ROUTES = {"tournaments.tasks.run_match": {"queue": CELERY_GAMES_QUEUE}}
+# Validation matches run bots in the sandbox too: they belong with the games, not the web's quick tasks.
+CELERY_TASK_ROUTES = {
+    "tournaments.tasks.run_match": {"queue": CELERY_GAMES_QUEUE},
+    "league.tasks.validate_bot_version": {"queue": CELERY_GAMES_QUEUE},
+}
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 MATCH_REAP_SECONDS = env_int("MATCH_REAP_SECONDS", 30)
 CELERY_BEAT_SCHEDULE = {
     "reap-matches": {"task": "tournaments.tasks.reap_matches", "schedule": float(MATCH_REAP_SECONDS)},
+    "reap-validations": {"task": "league.tasks.reap_validations", "schedule": float(MATCH_REAP_SECONDS)},
 }
 # A running match's worker writes a heartbeat this often; a match silent for the grace is requeued.
 MATCH_HEARTBEAT_SECONDS = env_int("MATCH_HEARTBEAT_SECONDS", 5)
@@ -192,3 +198,33 @@ MATCH_HEARTBEAT_GRACE = env_int("MATCH_HEARTBEAT_GRACE", 60)
 MATCH_QUEUE_GRACE = env_int("MATCH_QUEUE_GRACE", 120)
 if MATCH_HEARTBEAT_GRACE <= 2 * MATCH_HEARTBEAT_SECONDS:
     raise ImproperlyConfigured("MATCH_HEARTBEAT_GRACE must be more than twice MATCH_HEARTBEAT_SECONDS")
+
+# Bots outside the worker (docs/bot-protocol.md). Uploaded code is unpacked once per machine into
+# BOT_CACHE_DIR, which the sandbox's unprivileged uids must be able to traverse (so not under /root).
+BOT_CACHE_DIR = env_str("BOT_CACHE_DIR", str(Path(tempfile.gettempdir()) / "cardclub-bots"))
+# The sandbox runs Debian's python3: the default Python under /root is unreadable to the bots' uids.
+BOT_SANDBOX_PYTHON = env_str("BOT_SANDBOX_PYTHON", "/usr/bin/python3")
+BOT_MOVE_MS = env_int("BOT_MOVE_MS", 1000)
+BOT_BANK_MS = env_int("BOT_BANK_MS", 10_000)
+BOT_START_MS = env_int("BOT_START_MS", 5000)
+BOT_WALL_MS = env_int("BOT_WALL_MS", 300_000)
+BOT_MEMORY_MB = env_int("BOT_MEMORY_MB", 512)
+BOT_CPU_SECONDS = env_int("BOT_CPU_SECONDS", 60)
+BOT_PROCESSES = env_int("BOT_PROCESSES", 32)
+BOT_LOG_BYTES = env_int("BOT_LOG_BYTES", 64 * 1024)
+BOT_HTTP_MOVE_MS = env_int("BOT_HTTP_MOVE_MS", 500)
+BOT_HTTP_BANK_MS = env_int("BOT_HTTP_BANK_MS", 0)
+# Off in production: an HTTP bot must not be a way into the service's own network.
+BOT_HTTP_ALLOW_PRIVATE = env_bool("BOT_HTTP_ALLOW_PRIVATE", False)
+BOT_VALIDATION_GRACE = env_int("BOT_VALIDATION_GRACE", 300)
+for _name in ("BOT_MOVE_MS", "BOT_START_MS", "BOT_WALL_MS", "BOT_MEMORY_MB", "BOT_CPU_SECONDS", "BOT_PROCESSES",
+              "BOT_LOG_BYTES", "BOT_HTTP_MOVE_MS"):  # fmt: skip
+    if globals()[_name] <= 0:
+        raise ImproperlyConfigured(f"{_name}={globals()[_name]}: must be positive")
+if BOT_BANK_MS < 0 or BOT_HTTP_BANK_MS < 0:
+    raise ImproperlyConfigured("BOT_BANK_MS and BOT_HTTP_BANK_MS must not be negative")
+if BOT_WALL_MS >= CELERY_TASK_SOFT_TIME_LIMIT * 1000:
+    raise ImproperlyConfigured(
+        f"BOT_WALL_MS ({BOT_WALL_MS} ms) must be below the task's soft time limit ({CELERY_TASK_SOFT_TIME_LIMIT} s), "
+        "or a slow bot would be cut off as a worker failure instead of a timeout"
+    )

@@ -23,11 +23,20 @@ from league.api.serializers import (
     BotSerializer,
     BotUpdateSerializer,
     BotVersionCreateSerializer,
+    BotVersionLogSerializer,
     BotVersionSerializer,
 )
 from league.models import Bot, BotVersion
 from league.selectors import bot_list, bot_versions
-from league.services import bot_create, bot_delete, bot_retire, bot_update, bot_version_create_builtin
+from league.services import (
+    bot_create,
+    bot_delete,
+    bot_retire,
+    bot_update,
+    bot_version_create_builtin,
+    bot_version_create_http,
+    bot_version_create_upload,
+)
 
 
 class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet[Bot]):
@@ -85,13 +94,42 @@ class BotVersionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
             return BotVersion.objects.none()
         return bot_versions(bot=self.bot)
 
-    @extend_schema(request=BotVersionCreateSerializer, responses={201: BotVersionSerializer})
+    def get_serializer_context(self) -> dict[str, Any]:
+        context = super().get_serializer_context()
+        if getattr(self, "swagger_fake_view", False):
+            return context
+        context["owner_user_id"] = self.request.user.pk if is_bot_owner(self.request, self.bot) else None
+        return context
+
+    @extend_schema(
+        request={"application/json": BotVersionCreateSerializer, "multipart/form-data": BotVersionCreateSerializer},
+        responses={201: BotVersionSerializer},
+    )
     def create(self, request: Request, **kwargs: Any) -> Response:
         if not is_bot_owner(request, self.bot):
             raise PermissionDenied("only the bot's owner may add versions")
         data = BotVersionCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        version = bot_version_create_builtin(
-            bot=self.bot, strategy=data.validated_data["strategy"], parameters=data.validated_data["parameters"]
-        )
-        return Response(BotVersionSerializer(version).data, status=status.HTTP_201_CREATED)
+        fields = data.validated_data
+        if fields["kind"] == BotVersion.Kind.UPLOAD:
+            source = fields["source"]
+            version = bot_version_create_upload(
+                bot=self.bot, filename=source.name, content=source.read(), entry=fields["entry"]
+            )
+        elif fields["kind"] == BotVersion.Kind.HTTP:
+            version = bot_version_create_http(bot=self.bot, url=fields["url"])
+        else:
+            version = bot_version_create_builtin(
+                bot=self.bot, strategy=fields["strategy"], parameters=fields["parameters"]
+            )
+        context = {"owner_user_id": request.user.pk}
+        return Response(BotVersionSerializer(version, context=context).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(responses=BotVersionLogSerializer)
+    @action(detail=True, methods=["get"])
+    def log(self, request: Request, **kwargs: Any) -> Response:
+        """The validation match's log and verdict: the bot's owner only."""
+        if not is_bot_owner(request, self.bot):
+            raise PermissionDenied("only the bot's owner may read its logs")
+        version = get_object_or_404(BotVersion.objects.filter(bot=self.bot), number=kwargs["number"])
+        return Response(BotVersionLogSerializer(version).data)

@@ -10,6 +10,7 @@ from typing import Any
 from rest_framework import serializers
 
 from engine.games import GAME_NAMES
+from engine.sandbox.code import MAX_UPLOAD_BYTES
 from league.models import GAME_CHOICES, Bot, BotVersion, Club, Membership, Player
 
 UNKNOWN_GAME = f'unknown game "{{input}}": choose one of {", ".join(GAME_NAMES)}'
@@ -63,9 +64,38 @@ class BotUpdateSerializer(serializers.Serializer[Bot]):
 
 
 class BotVersionSerializer(serializers.ModelSerializer[BotVersion]):
+    """A version as anyone sees it; an HTTP bot's URL is its owner's business (it may carry a token)."""
+
+    url = serializers.SerializerMethodField()
+
     class Meta:
         model = BotVersion
-        fields = ["id", "bot", "number", "kind", "strategy", "parameters", "status", "status_detail", "created_at"]
+        fields = [
+            "id",
+            "bot",
+            "number",
+            "kind",
+            "strategy",
+            "parameters",
+            "filename",
+            "entry",
+            "sha256",
+            "url",
+            "status",
+            "status_detail",
+            "created_at",
+        ]
+        read_only_fields = fields
+
+    def get_url(self, version: BotVersion) -> str | None:
+        owner_user_id = self.context.get("owner_user_id")
+        return version.url if owner_user_id is not None and owner_user_id == version.bot.owner.user_id else None
+
+
+class BotVersionLogSerializer(serializers.ModelSerializer[BotVersion]):
+    class Meta:
+        model = BotVersion
+        fields = ["id", "number", "status", "status_detail", "log"]
         read_only_fields = fields
 
 
@@ -73,13 +103,29 @@ class BotVersionCreateSerializer(serializers.Serializer[BotVersion]):
     kind = serializers.ChoiceField(choices=BotVersion.Kind.choices, default=BotVersion.Kind.BUILTIN)
     strategy = serializers.CharField(max_length=40, required=False)
     parameters = serializers.DictField(required=False, default=dict)
+    source = serializers.FileField(required=False, help_text="upload: a .py file or a .zip with an entry module")
+    entry = serializers.CharField(max_length=200, required=False, default="", help_text="upload: the zip's entry")
+    url = serializers.CharField(max_length=2000, required=False, help_text="http: the bot's endpoint")
+
+    #: What each kind needs, and what it must not be given.
+    NEEDS = {"builtin": ("strategy",), "upload": ("source",), "http": ("url",)}
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        if attrs["kind"] != BotVersion.Kind.BUILTIN:
-            # Uploaded and HTTP bots need the sandbox and the HTTP runner, which are not in the service yet.
-            raise serializers.ValidationError({"kind": f"{attrs['kind']} versions cannot be created yet; use builtin"})
-        if not attrs.get("strategy"):
-            raise serializers.ValidationError({"strategy": "a built-in version names the engine strategy it plays"})
+        kind = attrs["kind"]
+        for field in self.NEEDS[kind]:
+            if not attrs.get(field):
+                article = "an" if kind[0] in "aeiou" else "a"
+                raise serializers.ValidationError({field: f"{article} {kind} version needs {field!r}"})
+        for other, fields in self.NEEDS.items():
+            for field in fields if other != kind else ():
+                if attrs.get(field):
+                    raise serializers.ValidationError({field: f"{field!r} is for {other} versions, not {kind}"})
+        source = attrs.get("source")
+        if source is not None and source.size > MAX_UPLOAD_BYTES:
+            # Refused before reading: the limit is the point.
+            raise serializers.ValidationError(
+                {"source": f"{source.name} is {source.size:,} bytes; the limit is {MAX_UPLOAD_BYTES:,}"}
+            )
         return attrs
 
 

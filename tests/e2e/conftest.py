@@ -48,13 +48,15 @@ def workers(transactional_db: None, settings: object, tmp_path: Path) -> Iterato
     }
     started: list[WorkerProcess] = []
 
-    def start(name: str, *, beat: bool = False, concurrency: int = 1) -> WorkerProcess:
+    def start(
+        name: str, *, beat: bool = False, concurrency: int = 1, extra_env: dict[str, str] | None = None
+    ) -> WorkerProcess:
         worker = WorkerProcess(
             f"{name}-{token}",
             queues=f"{games_queue},{default_queue}",
             concurrency=concurrency,
             beat=beat,
-            env=env,
+            env={**env, **(extra_env or {})},
             log_path=tmp_path / f"{name}.log",
         )
         worker.start()

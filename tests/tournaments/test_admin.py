@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from html.parser import HTMLParser
 from typing import Any
 
@@ -500,17 +501,21 @@ def competition_with_bots(n: int = 3, **kwargs: Any) -> Competition:
     return competition
 
 
-def test_the_start_and_play_actions_run_a_competition_to_its_end(boss: Client) -> None:
+def test_the_start_and_play_actions_run_a_competition_to_its_end(
+    boss: Client, django_capture_on_commit_callbacks: Callable[..., Any]
+) -> None:
     competition = competition_with_bots(3)
     response = act(boss, Competition, "start_competitions", competition)
     assert response.redirect_chain == [(changelist_url(Competition), 302)]
     competition.refresh_from_db()
     assert competition.status == Competition.Status.RUNNING
     assert messages_of(response) == [f"Started {competition.name}: 3 matches scheduled."]
-    response = act(boss, Competition, "play_pending_matches", competition)
+    # The tasks go to the workers once the request commits; eager mode plays them there and then.
+    with django_capture_on_commit_callbacks(execute=True):
+        response = act(boss, Competition, "play_pending_matches", competition)
     competition.refresh_from_db()
     assert competition.status == Competition.Status.FINISHED
-    assert messages_of(response) == [f"Played 3 matches of {competition.name}."]
+    assert messages_of(response) == [f"Sent 3 matches of {competition.name} to the workers."]
     assert Standing.objects.filter(competition=competition, played=2).count() == 3
 
 
@@ -550,10 +555,14 @@ def test_a_refused_step_is_an_error_message_not_a_500(boss: Client) -> None:
     response = act(boss, Competition, "retry_errored_matches", finished)
     assert messages_of(response) == [f"{finished.name}: matches: no match of {finished.name} is in error"]
     response = run(boss, finished, "play")
-    assert messages_of(response) == [f"{finished.name} has no pending matches to play."]
+    assert messages_of(response) == [
+        f"{finished.name}: competition: only a running competition can be played; this one is finished"
+    ]
 
 
-def test_matches_in_error_are_retried_and_then_played(boss: Client) -> None:
+def test_matches_in_error_are_retried_and_then_played(
+    boss: Client, django_capture_on_commit_callbacks: Callable[..., Any]
+) -> None:
     competition = competition_with_bots(2)
     started(competition)
     match = competition.matches.get()
@@ -566,18 +575,24 @@ def test_matches_in_error_are_retried_and_then_played(boss: Client) -> None:
     assert messages_of(response) == [f"{match}: status: only a match in error can be retried; this one is pending"]
     Match.objects.filter(pk=match.pk).update(status=Match.Status.ERROR)
     run(boss, competition, "retry")
-    run(boss, competition, "play")
+    with django_capture_on_commit_callbacks(execute=True):
+        run(boss, competition, "play")
     match.refresh_from_db()
     assert match.status == Match.Status.DONE
 
 
-def test_a_match_the_engine_cannot_play_is_reported_after_playing(boss: Client) -> None:
+def test_a_match_the_engine_cannot_play_is_reported_once_the_workers_tried(
+    boss: Client, django_capture_on_commit_callbacks: Callable[..., Any]
+) -> None:
     competition = competition_with_bots(1)
     Entrant.objects.create(competition=competition, player=PlayerFactory(), name="A person")
     started(competition)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = run(boss, competition, "play")
+    assert messages_of(response) == [f"Sent 1 match of {competition.name} to the workers."]
     response = run(boss, competition, "play")
     (message,) = messages_of(response)
-    assert message.startswith(f"Played 1 match of {competition.name}; some are in error: A person is a person")
+    assert message.startswith(f"Sent 0 matches of {competition.name} to the workers; some are in error: A person")
 
 
 def test_recorded_results_are_read_only_for_everybody(boss: Client) -> None:

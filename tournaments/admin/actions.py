@@ -16,7 +16,7 @@ from django.http import HttpRequest
 from league.admin import service_error_text
 from tournaments.models import Competition, Match
 from tournaments.services.competitions import competition_cancel, competition_start
-from tournaments.services.play import competition_play_pending, match_retry
+from tournaments.services.play import competition_play_now, match_retry
 
 CompetitionAction = Callable[[admin.ModelAdmin, HttpRequest, QuerySet[Competition]], None]
 
@@ -31,16 +31,17 @@ def run_step(step: str, competition: Competition) -> tuple[int, str]:
         started = competition_start(competition=competition)
         return messages.SUCCESS, f"Started {started.name}: {matches_text(started.matches.count())} scheduled."
     if step == "play":
-        played = competition_play_pending(competition=competition)
+        # Matches are played on workers, never in the admin's request (a sandboxed bot may take minutes).
+        queued = competition_play_now(competition=competition)
         failed = list(competition.matches.filter(status=Match.Status.ERROR).values_list("error", flat=True)[:1])
         if failed:
             return (
                 messages.WARNING,
-                f"Played {matches_text(played)} of {competition.name}; some are in error: {failed[0]}",
+                f"Sent {matches_text(queued)} of {competition.name} to the workers; some are in error: {failed[0]}",
             )
-        if played == 0:
+        if queued == 0:
             return messages.WARNING, f"{competition.name} has no pending matches to play."
-        return messages.SUCCESS, f"Played {matches_text(played)} of {competition.name}."
+        return messages.SUCCESS, f"Sent {matches_text(queued)} of {competition.name} to the workers."
     if step == "retry":
         errored = list(competition.matches.filter(status=Match.Status.ERROR))
         if not errored:
@@ -80,7 +81,9 @@ def step_action(step: str, *, name: str, description: str) -> CompetitionAction:
 
 start_competitions = step_action("start", name="start_competitions", description="Start the selected competitions")
 play_pending_matches = step_action(
-    "play", name="play_pending_matches", description="Play the pending matches of the selected competitions now"
+    "play",
+    name="play_pending_matches",
+    description="Send the pending matches of the selected competitions to the workers",
 )
 retry_errored_matches = step_action(
     "retry", name="retry_errored_matches", description="Retry the matches in error of the selected competitions"

@@ -6,10 +6,11 @@ from typing import Any
 
 from django.db.models import QuerySet
 from django.http import Http404
+from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, viewsets
 from rest_framework.decorators import action
-from rest_framework.permissions import IsAuthenticatedOrReadOnly
+from rest_framework.permissions import IsAuthenticated, IsAuthenticatedOrReadOnly
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.serializers import BaseSerializer
@@ -18,13 +19,14 @@ from tournaments.api.filters import MatchFilter
 from tournaments.api.permissions import IsOrganiserOrReadOnly
 from tournaments.api.scoping import MatchScoped
 from tournaments.api.serializers import (
+    BotRunSerializer,
     GameRaceSerializer,
     GameSetTableSerializer,
     MatchDetailSerializer,
     MatchSerializer,
 )
 from tournaments.models import Game, Match
-from tournaments.selectors import BANTER_TARGET, match_detail, match_list, match_race, match_set_table
+from tournaments.selectors import BANTER_TARGET, bot_runs_owned, match_detail, match_list, match_race, match_set_table
 from tournaments.services.play import match_retry
 
 
@@ -47,6 +49,13 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
         """Send a match in error back to pending; the next play (or worker) plays it again."""
         match = match_retry(match=self.get_object())
         return Response(MatchDetailSerializer(match_detail().get(pk=match.pk)).data)
+
+    @extend_schema(responses=BotRunSerializer(many=True))
+    @action(detail=True, methods=["get"], permission_classes=[IsAuthenticated])
+    def logs(self, request: Request, pk: int) -> Response:
+        """The logs of this match's uploaded and HTTP bots that the caller owns; nobody sees another's."""
+        match = get_object_or_404(Match.objects.all(), pk=pk)
+        return Response(BotRunSerializer(bot_runs_owned(match=match, user=request.user), many=True).data)
 
 
 def _names(match: Match) -> dict[int, str]:

@@ -18,7 +18,7 @@ from league.api.serializers import game_field
 from league.models import BotVersion, Club, Player
 from tournaments.api.numbers import decimal_string, fraction_string, match_points
 from tournaments.api.permissions import answerable_player_id
-from tournaments.models import Competition, Entrant, Game, Match, MatchParticipant, MatchSet, Round
+from tournaments.models import BotRun, Competition, Entrant, Game, Match, MatchParticipant, MatchSet, Round
 from tournaments.pairing import FORMATS
 from tournaments.selectors import StandingRow
 
@@ -346,3 +346,14 @@ class GameSetTableSerializer(serializers.Serializer[Any]):
     number = serializers.IntegerField()
     winner = serializers.IntegerField(allow_null=True)
     sets = SetRowSerializer(many=True)
+
+
+class BotRunSerializer(serializers.ModelSerializer[BotRun]):
+    entrant = serializers.IntegerField(source="participant.entrant_id")
+    bot_version = serializers.IntegerField(source="participant.entrant.bot_version_id")
+    seat = serializers.IntegerField(source="participant.seat")
+
+    class Meta:
+        model = BotRun
+        fields = ["entrant", "bot_version", "seat", "failure", "detail", "start_ms", "log"]
+        read_only_fields = fields

@@ -14,12 +14,12 @@ from django.db.models import F
 from django.utils import timezone
 
 from engine.agents import Agent
-from engine.bots import make_bot
 from engine.errors import EngineError
 from engine.games import get_game, seats_for
 from engine.match import MatchResult, play_match
 from league.models import BotVersion
-from tournaments.models import Competition, Match, MatchParticipant
+from tournaments.models import BotRun, Competition, Match, MatchParticipant
+from tournaments.services.match_bots import BotReport, MatchBots
 from tournaments.services.results import match_record_result
 from tournaments.services.scheduling import matches_release
 
@@ -57,9 +57,11 @@ def match_play(*, match_id: int) -> Match | None:
     if not match_claim(match_id=match_id):
         return None
     match = Match.objects.select_related("competition").get(pk=match_id)
+    reports: dict[int, BotReport] = {}
     try:
-        result = match_simulate(match=match, heartbeat=Heartbeat(match_id))
+        result = match_simulate(match=match, heartbeat=Heartbeat(match_id), reports=reports)
     except (EngineError, NotPlayable) as exc:
+        bot_runs_record(match=match, reports=reports)
         return match_mark_error(match=match, error=str(exc))
     except SoftTimeLimitExceeded:
         return match_mark_error(
@@ -69,39 +71,49 @@ def match_play(*, match_id: int) -> Match | None:
         # A bug, not the bots': keep the match visible in error, with the cause, for a retry.
         log.exception("match %s crashed the engine", match_id)
         return match_mark_error(match=match, error=f"internal error: {type(exc).__name__}: {exc}")
-    return match_record_result(match=match, result=result)
+    recorded = match_record_result(match=match, result=result)
+    bot_runs_record(match=match, reports=reports)
+    return recorded
 
 
-def match_simulate(*, match: Match, heartbeat: Callable[[], None] = lambda: None) -> MatchResult:
+def match_simulate(
+    *, match: Match, heartbeat: Callable[[], None] = lambda: None, reports: dict[int, BotReport] | None = None
+) -> MatchResult:
+    """Play the match through the engine; ``reports`` receives how each external bot fared."""
     competition: Competition = match.competition
     participants = list(match.participants.select_related("entrant__bot_version__bot").order_by("seat"))
     versions = [_bot_version(p) for p in participants]
     game = get_game(competition.game)
     seats = seats_for(game, len(participants), competition.options)
     options = competition.options
-
     decides = getattr(game, "DECISIONS", True)
 
-    def agents_for_game(number: int, seating: Sequence[int | None], seed: int) -> list[Agent | None]:
-        heartbeat()
-        if not decides:
-            return [None] * len(seating)  # War: no seat is ever asked anything
-        return [
-            None
-            if who is None
-            else _agent(versions[who], game=competition.game, seat=seat, players=seats, options=options, seed=seed)
-            for seat, who in enumerate(seating)
-        ]
+    with MatchBots(
+        versions if decides else [], game=competition.game, seats=seats, options=options, heartbeat=heartbeat
+    ) as bots:
 
-    return play_match(
-        competition.game,
-        participants=len(participants),
-        agents_for_game=agents_for_game,
-        seats=seats,
-        games=competition.games_per_match,
-        seed=match.seed,
-        options=options,
-    )
+        def agents_for_game(number: int, seating: Sequence[int | None], seed: int) -> list[Agent | None]:
+            heartbeat()
+            if not decides:
+                return [None] * len(seating)  # War: no seat is ever asked anything
+            return [
+                None if who is None else bots.agent(who, seat=seat, game_number=number, seed=seed)
+                for seat, who in enumerate(seating)
+            ]
+
+        try:
+            return play_match(
+                competition.game,
+                participants=len(participants),
+                agents_for_game=agents_for_game,
+                seats=seats,
+                games=competition.games_per_match,
+                seed=match.seed,
+                options=options,
+            )
+        finally:
+            if reports is not None:
+                reports.update(bots.reports())
 
 
 def _bot_version(participant: MatchParticipant) -> BotVersion:
@@ -111,10 +123,24 @@ def _bot_version(participant: MatchParticipant) -> BotVersion:
     return version
 
 
-def _agent(version: BotVersion, *, game: str, seat: int, players: int, options: dict[str, object], seed: int) -> Agent:
-    if version.kind != BotVersion.Kind.BUILTIN:
-        raise NotPlayable(f"{version} is a {version.kind} bot: not playable yet")
-    return make_bot(version.strategy, game=game, seat=seat, players=players, options=options, seed=seed)
+def bot_runs_record(*, match: Match, reports: dict[int, BotReport]) -> None:
+    """Keep each external bot's log and failure; a rerun of the match keeps the first."""
+    if not reports:
+        return
+    participants = list(match.participants.order_by("seat"))
+    BotRun.objects.bulk_create(
+        [
+            BotRun(
+                participant=participants[who],
+                failure=report.failure,
+                detail=report.detail[:4000],
+                log=report.log,
+                start_ms=report.start_ms,
+            )
+            for who, report in reports.items()
+        ],
+        ignore_conflicts=True,
+    )
 
 
 def match_mark_error(*, match: Match, error: str) -> Match:

@@ -1,0 +1,18 @@
+"""Celery tasks for bots: thin wrappers that take ids and call services (DESIGN.md, "Thin tasks")."""
+
+from __future__ import annotations
+
+from celery import shared_task
+
+from league.validation import bot_version_validate, validations_reap
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True)
+def validate_bot_version(version_id: int) -> None:
+    """Play the version's validation game; delivered twice, the verdict is written once."""
+    bot_version_validate(version_id=version_id)
+
+
+@shared_task
+def reap_validations() -> None:
+    validations_reap()

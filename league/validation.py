@@ -1,0 +1,116 @@
+"""Validation: a new upload or HTTP version plays one game against a built-in bot before it may enter anything.
+
+The game runs on a worker, in the same sandbox and under the same clock as a
+competition match, so a version that passes has already shown it can start,
+answer and finish. The verdict is written once, by a conditional update: a
+validation delivered twice records the first verdict only.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from engine.bots import make_bot
+from engine.errors import EngineError
+from engine.games import get_game, seats_for
+from engine.rng import derive_seed
+from engine.runner import play_game
+from engine.sandbox import SandboxUnavailable
+from league.agents import remote_bot
+from league.models import BotVersion
+
+log = logging.getLogger(__name__)
+
+#: The opponent every validation game is played against.
+OPPONENT = "random"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    ready: bool
+    detail: str
+    log: str
+
+
+def validation_game(version: BotVersion) -> Verdict:
+    """Play the version at seat 0 of one game against ``random``: ready if it never forfeits."""
+    game = get_game(version.bot.game)
+    people = game.MIN_PLAYERS
+    seats = seats_for(game, people, {})
+    options = game.parse_options({}, seats)
+    seed = derive_seed(version.pk, "validation")
+    bot = remote_bot(version, game=game.NAME, players=seats, options=options)
+    try:
+        bot.start()
+        if bot.failure is not None:
+            return Verdict(False, f"{bot.failure.cause}: {bot.failure.detail}", bot.log)
+        if not getattr(game, "DECISIONS", True):
+            return Verdict(True, f"started and answered; {game.NAME} asks bots nothing more", bot.log)
+        auto = game.auto_seats(options, seats)
+        agents = [
+            bot.seated(0, 0)
+            if seat == 0
+            else None
+            if seat in auto
+            else make_bot(OPPONENT, game=game.NAME, seat=seat, players=seats, options=options, seed=seed)
+            for seat in range(seats)
+        ]
+        record = play_game(game.NAME, agents=agents, seed=seed, options=options)
+    finally:
+        bot.close()
+    forfeit = record.forfeit
+    if forfeit is not None and forfeit.seat == 0:
+        return Verdict(False, f"{forfeit.cause} at move {forfeit.move}: {forfeit.detail}", bot.log)
+    steps = len(record.actions)
+    return Verdict(True, f"played a {game.NAME} game against {OPPONENT} to its end ({steps} steps)", bot.log)
+
+
+def bot_version_validate(*, version_id: int) -> BotVersion | None:
+    """Validate a pending version and record the verdict; None if the version is gone."""
+    version = BotVersion.objects.select_related("bot").filter(pk=version_id).first()
+    if version is None or version.status != BotVersion.Status.PENDING:
+        return version
+    try:
+        verdict = validation_game(version)
+    except SandboxUnavailable as exc:
+        # The machine's fault, not the bot's: stay pending so a capable worker's retry can decide.
+        log.error("cannot validate %s here: %s", version, exc)
+        BotVersion.objects.filter(pk=version.pk, status=BotVersion.Status.PENDING).update(
+            status_detail=f"waiting for a worker that can run sandboxed bots ({exc})"
+        )
+        return version
+    except EngineError as exc:
+        verdict = Verdict(False, f"cannot be played: {exc}", "")
+    status = BotVersion.Status.READY if verdict.ready else BotVersion.Status.FAILED
+    BotVersion.objects.filter(pk=version.pk, status=BotVersion.Status.PENDING).update(
+        status=status, status_detail=verdict.detail[:4000], log=verdict.log[: settings.BOT_LOG_BYTES + 200]
+    )
+    version.refresh_from_db()
+    return version
+
+
+def validation_release(*, version: BotVersion) -> None:
+    """Send the version's validation to the workers once the transaction that made it commits."""
+    from league.tasks import validate_bot_version
+
+    BotVersion.objects.filter(pk=version.pk).update(queued_at=timezone.now())
+    # The games queue: a validation runs the bot in the sandbox, as a match does.
+    queue = settings.CELERY_GAMES_QUEUE
+    transaction.on_commit(lambda: validate_bot_version.apply_async((version.pk,), queue=queue))
+
+
+def validations_reap() -> int:
+    """Re-send validations whose task a broker lost (Redis keeps nothing across a restart); the number sent."""
+    cutoff = timezone.now() - timezone.timedelta(seconds=settings.BOT_VALIDATION_GRACE)
+    stale = list(
+        BotVersion.objects.filter(status=BotVersion.Status.PENDING, queued_at__lt=cutoff).values_list("pk", flat=True)
+    )
+    for pk in stale:
+        with transaction.atomic():
+            validation_release(version=BotVersion(pk=pk))
+    return len(stale)

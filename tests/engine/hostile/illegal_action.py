@@ -1,0 +1,3 @@
+# expect: illegal_action
+def act(turn):
+    return "NOT-A-MOVE"

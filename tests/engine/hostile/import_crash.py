@@ -1,0 +1,2 @@
+# expect: init_failure
+raise RuntimeError("broken on import")

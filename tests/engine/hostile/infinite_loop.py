@@ -1,0 +1,4 @@
+# expect: timeout
+def act(turn):
+    while True:
+        pass

@@ -1,0 +1,2 @@
+# expect: init_failure
+def act(turn) return 1

@@ -1,0 +1,106 @@
+"""The hostile corpus (issue: "Hostile corpus"): every bot in tests/engine/hostile/ is contained.
+
+Each file's first line says what the referee must record: ``# expect: CAUSE``
+(one of several causes where the outcome races two limits), or ``ok`` for a
+bot that probes the sandbox, raises at start if it got through anywhere, and
+otherwise plays on. After each one the machine must hold none of its
+processes, and a well-behaved bot must still play normally.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from engine.bots import make_bot
+from engine.clock import TimeControl
+from engine.record import Record
+from engine.runner import play_game
+from engine.sandbox import SandboxedBot, SandboxLimits, bot_code
+from engine.sandbox.launch import UID_BASE
+from tests.engine.sandbox_support import bot_cache, needs_sandbox
+
+HOSTILE = Path(__file__).parent / "hostile"
+FAST = TimeControl(move_ms=300, bank_ms=300, wall_ms=60_000, start_ms=5000)
+GOOD_BOT = b"def act(turn):\n    return turn.legal_actions[-1]\n"
+
+pytestmark = needs_sandbox
+__all__ = ["bot_cache"]  # the fixture, used by name
+
+
+def expected(path: Path) -> set[str]:
+    first = path.read_text().splitlines()[0]
+    assert first.startswith("# expect: "), f"{path.name} must start with '# expect: CAUSE'"
+    return set(first.removeprefix("# expect: ").split())
+
+
+def play(source: bytes, name: str, cache: Path) -> tuple[Record, SandboxedBot]:
+    bot = SandboxedBot(
+        code=bot_code(filename=name, content=source),
+        cache_dir=cache,
+        game="1923",
+        players=2,
+        options={},
+        time_control=FAST,
+        limits=SandboxLimits(memory_mb=256, cpu_seconds=10),
+    )
+    try:
+        other = make_bot("random", game="1923", seat=1, players=2, options={}, seed=7)
+        record = play_game("1923", agents=[bot.seated(0, 0), other], seed=11)
+    finally:
+        bot.close()
+    return record, bot
+
+
+def sandbox_processes() -> list[str]:
+    """Processes still running (not zombies awaiting their reaper) under a sandbox uid."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                uid = os.stat(f"/proc/{entry}").st_uid
+                state = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[0]
+            except (FileNotFoundError, ProcessLookupError, IndexError):
+                continue
+            if uid >= UID_BASE and state != "Z":
+                found.append(f"{entry} ({state})")
+    return found
+
+
+def assert_no_sandbox_processes() -> None:
+    # SIGKILL is delivered at once but a dying process lingers a moment while its memory is freed.
+    deadline = time.monotonic() + 2
+    while (left := sandbox_processes()) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert left == []
+
+
+@pytest.mark.parametrize("path", sorted(HOSTILE.glob("*.py")), ids=lambda p: p.stem)
+def test_hostile_bot_is_contained_and_recorded_as_its_forfeit(
+    path: Path, bot_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CARDCLUB_TEST_SECRET", "hunter2-not-for-bots")
+    causes = expected(path)
+    began = time.monotonic()
+    record, bot = play(path.read_bytes(), path.name, bot_cache)
+
+    if causes == {"ok"}:
+        assert bot.failure is None, f"{path.name} got out: {bot.failure}\n{bot.log}"
+        assert record.forfeit is None or record.forfeit.seat == 1
+    else:
+        assert record.forfeit is not None, f"{path.name} was not stopped"
+        assert record.forfeit.seat == 0
+        assert record.forfeit.cause in causes, f"{record.forfeit}\n{bot.log}"
+    # Contained in time: the move clock and the start limit, not the test's patience.
+    assert time.monotonic() - began < 15
+    assert len(bot.log) <= bot.limits.log_bytes + 100
+    assert_no_sandbox_processes()
+
+    # The next match on this worker is unaffected.
+    after, good = play(GOOD_BOT, "good.py", bot_cache)
+    assert good.failure is None, good.log
+    assert after.forfeit is None
+    assert after.result is not None and after.result["finished"]
