@@ -18,7 +18,7 @@ from engine.bench import run_bench, unit_of
 from engine.cards import parse_cards
 from engine.errors import EngineError, RecordError
 from engine.games import GAME_NAMES, Game, get_game
-from engine.harness import harness_agents
+from engine.harness import harness_agents, is_external
 from engine.options import parse_assignments
 from engine.record import Record
 from engine.remote import RemoteBot
@@ -127,8 +127,9 @@ def _game_setup(args: argparse.Namespace) -> tuple[Game, dict[str, str], list[st
     game = get_game(args.game)
     options = parse_assignments(args.option)
     bots = _bot_names(args.bots)
-    if bots and not getattr(game, "DECISIONS", True):
-        raise UsageError(f"{game.NAME} has no decisions: leave out --bots")
+    if bots and not getattr(game, "DECISIONS", True) and not all(is_external(bot) for bot in bots):
+        # A bot file is still welcome: the harness starts it, as the server's validation does.
+        raise UsageError(f"{game.NAME} has no decisions: leave out --bots (or give bot files to check they start)")
     return game, options, bots
 
 
@@ -138,7 +139,7 @@ def cmd_play(args: argparse.Namespace) -> int:
         raise UsageError(f"--bots is required for {game.NAME}: one bot name per player, e.g. random,random")
     deal = _read_deal(args)
     seed = args.seed if args.seed is not None else (0 if deal is not None else secrets.randbits(32))
-    agents: list[Any] = [None, None]
+    agents: list[Any] = [None] * max(len(bots), game.MIN_PLAYERS)
     remotes: dict[str, RemoteBot] = {}
     if bots:
         agents, remotes = harness_agents(game.NAME, bots, options, seed)
@@ -155,6 +156,11 @@ def cmd_play(args: argparse.Namespace) -> int:
     print(record.to_json() if args.json else summary(record, bots))
     for name, bot in remotes.items():
         # What the server shows only the bot's owner: here the owner is at the keyboard.
+        if bot.start_seconds is not None and not getattr(game, "DECISIONS", True):
+            print(
+                f"{name}: started in {bot.start_seconds * 1000:.0f} ms; {game.NAME} asks it nothing more",
+                file=sys.stderr,
+            )
         if bot.failure is not None:
             print(f"{name}: {bot.failure}", file=sys.stderr)
         if bot.log:
@@ -181,7 +187,7 @@ def summary(record: Record, bots: Sequence[str]) -> str:
         lines.append("figures: " + json.dumps(figures, sort_keys=True)[:500])
     if record.forfeit:
         f = record.forfeit
-        lines.append(f"forfeit: seat {f.seat} at move {f.move}: {f.cause} {f.detail}".rstrip())
+        lines.append(f"forfeit: seat {f.seat} at move {f.move}: {f.cause}" + (f": {f.detail}" if f.detail else ""))
     lines.append(f"record: {record.to_json()}")
     return "\n".join(lines)
 

@@ -61,6 +61,13 @@ def harness_agents(
     names = iter(specs)
     agents: list[Agent | None] = []
     remotes: dict[str, RemoteBot] = {}
+    if not getattr(game, "DECISIONS", True):
+        # Nobody is asked anything (War): start each bot file, as the server's validation does.
+        for seat, spec in enumerate(specs):
+            bot = remote_bot(spec, game=game.NAME, players=seats, options=parsed)
+            bot.start()
+            remotes[f"{spec} (seat {seat})"] = bot
+        return [None] * seats, remotes
     for seat in range(seats):
         if seat in auto:
             agents.append(None)

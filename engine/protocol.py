@@ -19,10 +19,13 @@ PROTOCOL_VERSION = 1
 MAX_REPLY_BYTES = 64 * 1024
 
 
-def start_message(*, game: str, players: int, options: Mapping[str, Any], time: Mapping[str, int]) -> dict[str, Any]:
+def start_message(
+    *, match: str, game: str, players: int, options: Mapping[str, Any], time: Mapping[str, int]
+) -> dict[str, Any]:
     return {
         "type": "start",
         "protocol": PROTOCOL_VERSION,
+        "match": match,
         "game": game,
         "players": players,
         "options": dict(options),
@@ -32,6 +35,7 @@ def start_message(*, game: str, players: int, options: Mapping[str, Any], time: 
 
 def act_message(
     *,
+    match: str,
     game: str,
     game_number: int,
     seat: int,
@@ -42,6 +46,7 @@ def act_message(
 ) -> dict[str, Any]:
     return {
         "type": "act",
+        "match": match,
         "game": game,
         "game_number": game_number,
         "seat": seat,
@@ -52,8 +57,8 @@ def act_message(
     }
 
 
-def end_message() -> dict[str, Any]:
-    return {"type": "end"}
+def end_message(*, match: str) -> dict[str, Any]:
+    return {"type": "end", "match": match}
 
 
 def encode(message: Mapping[str, Any]) -> bytes:

@@ -9,6 +9,7 @@ late answer with the wrong decision.
 
 from __future__ import annotations
 
+import secrets
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
@@ -28,6 +29,8 @@ class RemoteBot(ABC):
         self.players = players
         self.options = dict(options)
         self.clock = Clock(time_control)
+        #: Opaque and unique per match: an HTTP bot serving several matches at once tells them apart by it.
+        self.match = secrets.token_hex(8)
         self.failure: AgentFailure | None = None
         #: Seconds from launch to the bot's answer to "start"; None until it answered.
         self.start_seconds: float | None = None
@@ -65,15 +68,15 @@ class RemoteBot(ABC):
         began = time.monotonic()
         try:
             self._launch()
+            time_left = {**self.clock.remaining(), "start_ms": self.clock.control.start_ms}
             message = start_message(
-                game=self.game, players=self.players, options=self.options, time=self.clock.remaining()
+                match=self.match, game=self.game, players=self.players, options=self.options, time=time_left
             )
             check_ready(self._exchange(message, self.clock.start_allowance()))
         except AgentFailure as failure:
             # Whatever went wrong before the first move, the bot never got going.
-            self._fail(
-                AgentFailure("init_failure", f"{failure.cause}: {failure.detail}" if failure.detail else failure.cause)
-            )
+            detail = f"{failure.cause}: {failure.detail}" if failure.detail else failure.cause
+            self._fail(AgentFailure("init_failure", detail))
             return
         self.start_seconds = time.monotonic() - began
 
@@ -90,6 +93,7 @@ class RemoteBot(ABC):
                 raise self.failure
             raise AgentFailure(self.failure.cause, f"out since an earlier failure in this match: {self.failure.detail}")
         message = act_message(
+            match=self.match,
             game=self.game,
             game_number=game_number,
             seat=seat,
@@ -114,7 +118,7 @@ class RemoteBot(ABC):
             return
         self._closed = True
         if self._started and self.failure is None:
-            self._notify(end_message())
+            self._notify(end_message(match=self.match))
         self._shutdown()
 
     def _fail(self, failure: AgentFailure) -> None:

@@ -65,6 +65,7 @@ class Turn:
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from http.server import ThreadingHTTPServer
     from typing import Any
 
     Act = Callable[[Turn], str]
@@ -102,7 +103,16 @@ def run_stdio(act: Act, on_start: OnStart | None = None) -> None:
 
 
 def serve_http(act: Act, host: str = "127.0.0.1", port: int = 8080, on_start: OnStart | None = None) -> None:
-    """Serve the bot over HTTP: every message is a POST, every answer the response body."""
+    """Serve the bot over HTTP until interrupted: every message is a POST, every answer the response body."""
+    server = make_http_server(act, host, port, on_start)
+    print(f"bot listening on http://{host}:{server.server_address[1]}/", file=sys.stderr)
+    server.serve_forever()
+
+
+def make_http_server(
+    act: Act, host: str = "127.0.0.1", port: int = 8080, on_start: OnStart | None = None
+) -> ThreadingHTTPServer:
+    """The HTTP bot's server, bound but not yet serving: for tests, and hosts with their own loop."""
     # Imported here: the sandbox never serves HTTP, and the import would slow every bot's start.
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -132,9 +142,7 @@ def serve_http(act: Act, host: str = "127.0.0.1", port: int = 8080, on_start: On
         def log_message(self, format: str, *args: Any) -> None:
             pass  # one line per move would drown the bot's own output
 
-    server = ThreadingHTTPServer((host, port), BotHandler)
-    print(f"bot listening on http://{host}:{server.server_address[1]}/", file=sys.stderr)
-    server.serve_forever()
+    return ThreadingHTTPServer((host, port), BotHandler)
 
 
 def load_bot(path: str) -> tuple[Act, OnStart | None]:

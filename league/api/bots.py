@@ -10,11 +10,12 @@ from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import PermissionDenied
+from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.permissions import IsAuthenticatedOrReadOnly
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from engine.sandbox.code import MAX_UPLOAD_BYTES
 from league.api.filters import BotFilter, BotVersionFilter
 from league.api.identity import acting_player
 from league.api.permissions import IsBotOwnerOrReadOnly, is_bot_owner
@@ -37,6 +38,9 @@ from league.services import (
     bot_version_create_http,
     bot_version_create_upload,
 )
+
+#: Room for the multipart form's other fields and boundaries around the largest upload.
+UPLOAD_FORM_ALLOWANCE = 64 * 1024
 
 
 class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet[Bot]):
@@ -108,6 +112,12 @@ class BotVersionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
     def create(self, request: Request, **kwargs: Any) -> Response:
         if not is_bot_owner(request, self.bot):
             raise PermissionDenied("only the bot's owner may add versions")
+        # Refused before the body is read: Django would otherwise spool any size of upload to disk first.
+        declared = int(request.META.get("CONTENT_LENGTH") or 0)
+        if declared > MAX_UPLOAD_BYTES + UPLOAD_FORM_ALLOWANCE:
+            raise ValidationError(
+                {"source": [f"the request is {declared:,} bytes; an upload may be {MAX_UPLOAD_BYTES:,}"]}
+            )
         data = BotVersionCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         fields = data.validated_data

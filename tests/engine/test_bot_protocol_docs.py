@@ -118,13 +118,16 @@ def test_start_example_is_what_the_referee_sends() -> None:
     shown = example_of("start")
     game = get_game(shown["game"])
     options = game.parse_options({}, shown["players"])
-    sent = start_message(game=game.NAME, players=shown["players"], options=options, time=shown["time"])
+    sent = start_message(
+        match=shown["match"], game=game.NAME, players=shown["players"], options=options, time=shown["time"]
+    )
     assert shown == json.loads(encode(sent))
 
 
 def test_act_example_is_what_the_referee_sends() -> None:
     shown = example_of("act")
     sent = act_message(
+        match=shown["match"],
         game=shown["game"],
         game_number=shown["game_number"],
         seat=shown["seat"],
@@ -136,10 +139,11 @@ def test_act_example_is_what_the_referee_sends() -> None:
     assert shown == json.loads(encode(sent))
     assert set(shown["observation"]) == real_observation_keys(shown["game"], len(shown["observation"]["won"]))
     assert set(shown["time"]) == {"move_ms", "bank_ms", "wall_ms"}
+    assert shown["match"] == example_of("start")["match"]
 
 
 def test_end_example_is_what_the_referee_sends() -> None:
-    assert example_of("end") == end_message()
+    assert example_of("end") == end_message(match=example_of("end")["match"])
 
 
 def test_reply_examples_are_accepted() -> None:
@@ -208,6 +212,7 @@ def test_observation_example_is_answered_with_a_legal_action(game: str) -> None:
         "punk": list(observation["hand"]),
     }[game]
     message = act_message(
+        match="doc",
         game=game,
         game_number=0,
         seat=observation["seat"],
@@ -234,6 +239,7 @@ class InProcess:
 
     def act(self, observation: dict[str, Any], legal_actions: list[str]) -> str:
         message = act_message(
+            match="in-process",
             game=self.game,
             game_number=0,
             seat=self.seat,

@@ -161,3 +161,15 @@ def test_a_validation_delivered_twice_keeps_the_first_verdict(
     BotVersion.objects.filter(pk=version.pk).update(source=CRASHES)
     again = bot_version_validate(version_id=version.pk)
     assert again is not None and again.status == BotVersion.Status.READY
+
+
+def test_an_oversized_request_is_refused_before_its_body_is_read() -> None:
+    bot = BotFactory(game="1923")
+    response = client_for(bot.owner.user).post(
+        f"/api/bots/{bot.pk}/versions/",
+        {"kind": "upload", "source": SimpleUploadedFile("huge.py", b"#" * (2 * 1024 * 1024))},
+        format="multipart",
+    )
+    assert response.status_code == 400
+    assert "an upload may be 524,288" in response.json()["source"][0]
+    assert not BotVersion.objects.filter(bot=bot).exists()

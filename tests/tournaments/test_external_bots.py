@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import hashlib
+import threading
+import time
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from engine.record import Record
+from engine.sdk import make_http_server
 from engine.verify import verify
 from league.models import BotVersion
 from tests.engine.sandbox_support import needs_sandbox
@@ -104,3 +108,34 @@ def test_match_logs_are_shown_to_the_bot_s_owner_and_to_nobody_else(settings: An
     assert "start number 1" in owner.json()[0]["log"]
     assert client_for(UserFactory()).get(f"/api/matches/{match.pk}/logs/").json() == []
     assert client_for(None).get(f"/api/matches/{match.pk}/logs/").status_code in (401, 403)
+
+
+@pytest.fixture
+def http_bot_url() -> Iterator[str]:
+    """A real HTTP bot on loopback, served by the SDK: it thinks too long in every game but the first."""
+
+    def act(turn: Any) -> str:
+        if turn.game_number >= 1:
+            time.sleep(0.4)
+        return str(turn.legal_actions[0])
+
+    server = make_http_server(act, "127.0.0.1", 0)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/move"
+    server.shutdown()
+    server.server_close()
+
+
+def test_an_http_bot_plays_over_one_connection_and_a_slow_answer_is_its_timeout(
+    settings: Any, http_bot_url: str
+) -> None:
+    settings.BOT_HTTP_ALLOW_PRIVATE = True
+    settings.BOT_HTTP_MOVE_MS = 250
+    version = BotVersionFactory(bot=BotFactory(game="banter"), kind=BotVersion.Kind.HTTP, strategy="", url=http_bot_url)
+    match = one_match("banter", version, 2, settings)
+    assert match.status == Match.Status.DONE, match.error
+    records = [Record.from_dict(g.record) for g in Game.objects.filter(match=match).order_by("number")]
+    assert records[0].forfeit is None
+    assert records[1].forfeit is not None and records[1].forfeit.cause == "timeout"
+    assert BotRun.objects.get(participant__entrant__bot_version=version).failure == "timeout"
