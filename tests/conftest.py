@@ -1,6 +1,9 @@
 from __future__ import annotations
 
+import shutil
+import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -15,3 +18,12 @@ def _fresh_cache() -> Iterator[None]:
     cache.clear()
     standings_cache.forget_recent_pages()
     yield
+
+
+@pytest.fixture
+def bot_cache() -> Iterator[Path]:
+    """A bot cache the sandbox's uids can reach (pytest's own tmp_path is private to root)."""
+    path = Path(tempfile.mkdtemp(prefix="cardclub-test-bots-", dir="/tmp"))
+    path.chmod(0o711)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)

@@ -122,7 +122,9 @@ def install(code: BotCode, cache_dir: Path) -> Path:
     Named by checksum and renamed into place once complete, so concurrent
     workers on one machine share it and never see half an upload.
     """
-    target = _cache_root(cache_dir) / code.sha256
+    # The name counts as well as the bytes: the same content uploaded as a.py and as b.py runs as two files.
+    key = hashlib.sha256(f"{code.filename}\0{code.entry}\0{code.sha256}".encode()).hexdigest()
+    target = _cache_root(cache_dir) / key
     if target.is_dir():
         return target
     staging = Path(tempfile.mkdtemp(prefix=".unpack-", dir=target.parent))

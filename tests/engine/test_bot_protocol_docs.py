@@ -30,9 +30,7 @@ from engine.runner import play_game
 from engine.sandbox import SandboxedBot, bot_code
 from engine.sdk import Start, Turn, handle, serve_http
 from engine.verify import verify
-from tests.engine.sandbox_support import bot_cache, needs_sandbox
-
-__all__ = ["bot_cache"]  # the fixture, used by name
+from tests.engine.sandbox_support import needs_sandbox
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "bot-protocol.md"
 TEXT = DOC.read_text()

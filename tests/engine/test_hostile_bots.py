@@ -19,16 +19,16 @@ from engine.bots import make_bot
 from engine.clock import TimeControl
 from engine.record import Record
 from engine.runner import play_game
-from engine.sandbox import SandboxedBot, SandboxLimits, bot_code
+from engine.sandbox import SandboxedBot, SandboxLimits, bot_code, install
 from engine.sandbox.launch import UID_BASE
-from tests.engine.sandbox_support import bot_cache, needs_sandbox
+from tests.engine.sandbox_support import needs_sandbox
 
 HOSTILE = Path(__file__).parent / "hostile"
+PROJECT = Path(__file__).resolve().parents[2]
 FAST = TimeControl(move_ms=300, bank_ms=300, wall_ms=60_000, start_ms=5000)
 GOOD_BOT = b"def act(turn):\n    return turn.legal_actions[-1]\n"
 
 pytestmark = needs_sandbox
-__all__ = ["bot_cache"]  # the fixture, used by name
 
 
 def expected(path: Path) -> set[str]:
@@ -84,8 +84,12 @@ def test_hostile_bot_is_contained_and_recorded_as_its_forfeit(
 ) -> None:
     monkeypatch.setenv("CARDCLUB_TEST_SECRET", "hunter2-not-for-bots")
     causes = expected(path)
+    # Real targets: this checkout, and another bot's code unpacked in the same cache.
+    other = install(bot_code(filename="main.py", content=GOOD_BOT), bot_cache)
+    source = path.read_bytes().replace(b"__PROJECT_DIR__", str(PROJECT).encode())
+    source = source.replace(b"__OTHER_BOT_DIR__", str(other).encode())
     began = time.monotonic()
-    record, bot = play(path.read_bytes(), path.name, bot_cache)
+    record, bot = play(source, path.name, bot_cache)
 
     if causes == {"ok"}:
         assert bot.failure is None, f"{path.name} got out: {bot.failure}\n{bot.log}"

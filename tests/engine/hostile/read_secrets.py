@@ -1,12 +1,15 @@
 # expect: ok
 # Everything a bot might want to steal: it must find nothing, and still play.
+# The test fills in __PROJECT_DIR__ with this checkout's real path before uploading.
 import os
 
+PROJECT = "__PROJECT_DIR__"
 TARGETS = [
     "/etc/passwd",
     "/etc/shadow",
-    "/work/main/config/settings/base.py",
-    "/work/main/var/cardclub.sqlite3",
+    f"{PROJECT}/config/settings/base.py",
+    f"{PROJECT}/var/cardclub.sqlite3",
+    f"{PROJECT}/.git/config",
     "/root/.bash_history",
 ]
 # The test puts these in the worker's environment; no trace of them may reach the bot.
