@@ -654,6 +654,25 @@ class BotVersionAdmin(OrganiserAdmin):
     search_fields = ["bot__name", "strategy", "bot__owner__display_name"]
     list_select_related = ["bot__owner"]
     date_hierarchy = "created_at"
+    # The validation log and an HTTP bot's URL (which may carry a token) are the owner's, through the API;
+    # the uploaded code is shown by name and checksum only.
+    fields = [
+        "bot",
+        "number",
+        "kind",
+        "strategy",
+        "parameters",
+        "filename",
+        "entry",
+        "sha256",
+        "status",
+        "status_detail",
+        "queued_at",
+        "created_at",
+    ]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[BotVersion]:
+        return super().get_queryset(request).defer("source", "log")
 
     @admin.display(description="Game", ordering="bot__game")
     def game(self, version: BotVersion) -> str:

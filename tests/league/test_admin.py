@@ -270,3 +270,22 @@ def test_bot_versions_are_read_only(boss: Client) -> None:
     response = boss.get(change_url(version))
     assert response.context["has_change_permission"] is False
     assert boss.post(change_url(version), {"strategy": "counter"}).status_code == 403
+
+
+def test_the_admin_shows_an_upload_by_name_and_checksum_but_never_its_log_code_or_url(
+    client: Any, django_user_model: Any
+) -> None:
+    superuser = django_user_model.objects.create_superuser("root-admin", password="pw")
+    client.force_login(superuser)
+    version = BotVersionFactory(
+        kind=BotVersion.Kind.UPLOAD,
+        strategy="",
+        source=b"SECRET_SOURCE = 1",
+        filename="mine.py",
+        entry="mine.py",
+        sha256="a" * 64,
+        log="PRIVATE-LOG-LINE",
+    )
+    page = client.get(reverse("admin:league_botversion_change", args=[version.pk])).text
+    assert "mine.py" in page and "a" * 64 in page
+    assert "PRIVATE-LOG-LINE" not in page and "SECRET_SOURCE" not in page
