@@ -112,11 +112,11 @@ class SandboxedBot(RemoteBot):
             self.process.stdin.write(data)
             self.process.stdin.flush()
         except (BrokenPipeError, ValueError):
-            raise AgentFailure("crash", self._death("stopped reading its input")) from None
+            raise self._death("stopped reading its input") from None
         except OSError as exc:
             if exc.errno != errno.EPIPE:
                 raise
-            raise AgentFailure("crash", self._death("stopped reading its input")) from None
+            raise self._death("stopped reading its input") from None
 
     def _read_line(self, deadline: float, timeout: float) -> bytes:
         assert self.process is not None and self._selector is not None
@@ -137,7 +137,7 @@ class SandboxedBot(RemoteBot):
                     continue
                 if key.fd == stdout_fd:
                     if not chunk:
-                        raise AgentFailure("crash", self._death("closed its output"))
+                        raise self._death("closed its output")
                     self._pending += chunk
                 else:
                     self._keep_log(chunk)
@@ -166,20 +166,21 @@ class SandboxedBot(RemoteBot):
         except (BlockingIOError, OSError):
             pass
 
-    def _death(self, what: str) -> str:
-        """Why the bot stopped, as its owner needs to hear it."""
+    def _death(self, what: str) -> AgentFailure:
+        """Why the bot stopped, as its owner needs to hear it: a crash, or a timeout if its CPU time ran out."""
         assert self.process is not None
         try:
             status = self.process.wait(timeout=0.5)
         except subprocess.TimeoutExpired:
-            return f"the bot {what}"
+            return AgentFailure("crash", f"the bot {what}")
         self._drain_stderr()
         # bwrap reports a child killed by a signal as 128 + the signal's number.
         signum = -status if status < 0 else status - 128 if status > 128 else 0
+        if signum == signal.SIGXCPU:
+            return AgentFailure("timeout", f"the bot used up its {self.limits.cpu_seconds} s of CPU time for the match")
         if signum in _SIGNALS:
-            hint = " (its CPU time limit)" if signum == signal.SIGXCPU else ""
-            return f"the bot {what}: killed by {_SIGNALS[signum]}{hint}"
-        return f"the bot {what}: exited with status {status}"
+            return AgentFailure("crash", f"the bot {what}: killed by {_SIGNALS[signum]}")
+        return AgentFailure("crash", f"the bot {what}: exited with status {status}")
 
 
 _SIGNALS = {int(s): s.name for s in signal.Signals}

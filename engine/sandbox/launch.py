@@ -120,6 +120,9 @@ def bwrap_command(*, code_dir: Path, entry: str, sdk_dir: Path, limits: SandboxL
         "--setenv", "PYTHONIOENCODING", "utf-8",
         "--setenv", "HOME", SCRATCH_DIR,
         "--setenv", "PATH", "/usr/bin",
+        # glibc reserves 64 MiB of address space per thread's arena: without a cap a few threads
+        # would use up the address-space limit before allocating anything.
+        "--setenv", "MALLOC_ARENA_MAX", "2",
         "--hostname", "bot",
         "--proc", "/proc",
         "--dev", "/dev",
@@ -209,7 +212,10 @@ def _apply_limits(limits: SandboxLimits) -> None:
         (resource.RLIMIT_NOFILE, limits.open_files),
         (resource.RLIMIT_CORE, 0),
     ):
-        resource.setrlimit(which, (value, value))
+        # CPU: the soft limit sends SIGXCPU, which the bot's owner is told was its CPU time; at a hard
+        # limit equal to it the kernel would send SIGKILL instead, and the cause would be lost.
+        hard = value + 1 if which == resource.RLIMIT_CPU else value
+        resource.setrlimit(which, (value, hard))
 
 
 _UID_SWITCH_HINT = "the worker must run as root or hold CAP_SETUID and CAP_SETGID (docs/deploy.md, 'The bot sandbox')"

@@ -45,7 +45,7 @@ def play(source: bytes, name: str, cache: Path) -> tuple[Record, SandboxedBot]:
         players=2,
         options={},
         time_control=FAST,
-        limits=SandboxLimits(memory_mb=256, cpu_seconds=10),
+        limits=SandboxLimits(memory_mb=256, cpu_seconds=2),
     )
     try:
         other = make_bot("random", game="1923", seat=1, players=2, options={}, seed=7)

@@ -1,0 +1,168 @@
+"""Game rows hold exactly the text the engine's record encodes to, however fast they are written."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+from django.db import connection
+
+from engine.agents import Agent
+from engine.bots import make_bot
+from engine.games import get_game, seats_for
+from engine.match import MatchResult, play_match
+from engine.result import Forfeit
+from league.standings import FIGURE_FIELDS, game_figures
+from tests.factories import CompetitionFactory, EntrantFactory, full_options
+from tests.tournaments.helpers import started
+from tournaments.fields import EncodedJSON, JSONTextField, encode_compact
+from tournaments.models import Game
+from tournaments.services.game_rows import GameEncoder
+from tournaments.services.results import _game_sums, match_record_result
+
+#: Text COPY's format escapes, JSON escapes, or both: none of it may come back changed.
+AWKWARD = 'tab\there, "quoted", back\\slash, new\nline, \\N, \\., é, ☃, \u2028'
+
+
+def played(game: str, participants: int, games: int = 4, seed: int = 7) -> MatchResult:
+    """A real match of random bots, built the way the worker builds it."""
+    engine_game = get_game(game)
+    options = full_options(game, participants)
+    seats = seats_for(engine_game, participants, options)
+
+    def agents(number: int, seating: Sequence[int | None], game_seed: int) -> list[Agent | None]:
+        if not getattr(engine_game, "DECISIONS", True):
+            return [None] * len(seating)
+        return [
+            None
+            if who is None
+            else make_bot("random", game=game, seat=seat, players=seats, options=options, seed=game_seed)
+            for seat, who in enumerate(seating)
+        ]
+
+    return play_match(
+        game, participants=participants, agents_for_game=agents, seats=seats, games=games, seed=seed, options=options
+    )
+
+
+def awkward(result: MatchResult) -> MatchResult:
+    """The same match with a forfeit and a deal full of awkward text in its first game's record."""
+    record = result.games[0].record
+    record.forfeit = Forfeit(seat=0, cause="crash", move=0, detail=AWKWARD)
+    record.deal = {"note": AWKWARD, "cards": ["AS", "TH"]}
+    return result
+
+
+CASES = [("war", 2), ("1923", 2), ("1923", 3), ("banter", 2), ("punk", 3)]
+
+
+@pytest.mark.parametrize(("game", "participants"), CASES)
+def test_each_row_encodes_as_the_whole_record_would(game: str, participants: int) -> None:
+    entrant_of = [101 + index for index in range(participants)]
+    for result in (played(game, participants), awkward(played(game, participants, seed=8))):
+        encoder = GameEncoder(entrant_of)
+        for game_played in result.games:
+            row = encoder.encode(game_played)
+            record = game_played.record
+            assert row.record == encode_compact(record.to_dict())
+            assert row.result == encode_compact(record.result or {})
+            assert row.options == encode_compact(record.options)
+            assert row.seating == encode_compact([None if w is None else entrant_of[w] for w in game_played.seating])
+            winner = (record.result or {}).get("winner")
+            assert row.winner_id == (None if winner is None else entrant_of[game_played.seating[winner]])
+            assert (row.number, row.seed, row.deal) == (game_played.number, record.seed, record.deal)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"a": [1, 2.5, None, True, False], "b": {"c": "é☃", "d": AWKWARD}},
+        [[]],
+        "plain",
+        AWKWARD,
+        12345678901234567890,
+        -0.0,
+        1e300,
+        {1: "int key", None: "null key"},
+        [],
+        {},
+        None,
+    ],
+)
+def test_the_compact_encoding_is_json_s_own(value: Any) -> None:
+    assert encode_compact(value) == json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def test_text_already_encoded_is_stored_as_it_is() -> None:
+    field = JSONTextField()
+    assert field.get_prep_value(EncodedJSON('{"a":1}')) == '{"a":1}'
+    assert field.get_prep_value('{"a":1}') == '"{\\"a\\":1}"'  # a plain string is a JSON string
+    assert field.get_prep_value({"a": 1}) == '{"a":1}'
+
+
+def test_war_sums_in_one_pass_match_each_game_s_figures() -> None:
+    result = played("war", 2, games=60)
+    expected = [[0] * (1 + len(FIGURE_FIELDS)) for _ in range(2)]
+    for game_played in result.games:
+        game_result = game_played.record.result or {}
+        for seat, who in enumerate(game_played.seating):
+            assert who is not None
+            expected[who][0] += game_result.get("winner") == seat
+            for offset, value in enumerate(game_figures("war", game_result, seat).values(), start=1):
+                expected[who][offset] += value
+    assert _game_sums("war", 2, result.games) == expected
+    assert expected[0][0] + expected[1][0] > 0
+
+
+@pytest.mark.django_db
+def test_recorded_rows_read_back_exactly_awkward_text_and_all() -> None:
+    competition = CompetitionFactory(game="war", games_per_match=4)
+    entrants = [EntrantFactory(competition=competition) for _ in range(2)]
+    match = started(competition).matches.get()
+    seats = list(match.participants.order_by("seat").values_list("entrant_id", flat=True))
+    result = awkward(played("war", 2))
+    match_record_result(match=match, result=result)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT number, seating, seed, options, record, result, winner_id FROM tournaments_game "
+            "WHERE match_id = %s ORDER BY number",
+            [match.pk],
+        )
+        rows = cursor.fetchall()
+    assert len(rows) == len(result.games)
+    for (number, seating, seed, options, record, game_result, winner_id), game_played in zip(
+        rows, result.games, strict=True
+    ):
+        expected = game_played.record
+        assert number == game_played.number
+        assert seating == encode_compact([seats[who] for who in game_played.seating if who is not None])
+        assert (seed, options) == (expected.seed, encode_compact(expected.options))
+        assert record == encode_compact(expected.to_dict())
+        assert game_result == encode_compact(expected.result or {})
+        winner = (expected.result or {}).get("winner")
+        assert winner_id == (None if winner is None else seats[game_played.seating[winner]])
+    first = Game.objects.get(match=match, number=0)
+    assert first.record["forfeit"]["detail"] == AWKWARD
+    assert first.deal == {"note": AWKWARD, "cards": ["AS", "TH"]}
+    assert {e.pk for e in entrants} == set(seats)
+
+
+@pytest.mark.django_db
+def test_recording_a_match_costs_the_same_queries_however_many_games(django_assert_num_queries: Any) -> None:
+    counts = []
+    for games in (1, 40):
+        competition = CompetitionFactory(game="war", games_per_match=games)
+        for _ in range(2):
+            EntrantFactory(competition=competition)
+        match = started(competition).matches.get()
+        result = played("war", 2, games=games)
+        # Competition and match locked, participants, their update (2 rows), standings (2 rows),
+        # the match, the ratings (matches, then seats with ratings, 2 rows, the match), the
+        # results version, the completeness check, the finish. The games go in one COPY,
+        # which Django does not count.
+        with django_assert_num_queries(17 if connection.vendor == "postgresql" else 18) as captured:
+            match_record_result(match=match, result=result)
+        counts.append(len(captured))
+    assert counts[0] == counts[1]
