@@ -14,6 +14,7 @@ import shutil
 import stat
 import tempfile
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -119,43 +120,44 @@ def _safe_member(path: str) -> bool:
 def install(code: BotCode, cache_dir: Path) -> Path:
     """The directory holding this code unpacked, readable by the sandbox's uids and by nobody's writes.
 
-    Named by checksum and renamed into place once complete, so concurrent
-    workers on one machine share it and never see half an upload.
+    Named by checksum, so workers on one machine share it and never see half an upload.
     """
     # The name counts as well as the bytes: the same content uploaded as a.py and as b.py runs as two files.
     key = hashlib.sha256(f"{code.filename}\0{code.entry}\0{code.sha256}".encode()).hexdigest()
-    target = _cache_root(cache_dir) / key
-    if target.is_dir():
-        return target
-    staging = Path(tempfile.mkdtemp(prefix=".unpack-", dir=target.parent))
-    try:
+
+    def fill(staging: Path) -> None:
         if code.is_zip:
             _unpack(code, staging)
         else:
             (staging / code.entry).write_bytes(code.content)
-        _make_readable(staging)
-        try:
-            os.rename(staging, target)
-        except OSError:
-            if not target.is_dir():
-                raise
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    return target
+
+    return _published(_cache_root(cache_dir) / key, fill)
 
 
 def sdk_dir(cache_dir: Path) -> Path:
     """The SDK as an ``engine`` package of one module, for the sandbox's read-only ``/sdk`` mount."""
     source = SDK_SOURCE.read_bytes()
-    target = _cache_root(cache_dir) / f"sdk-{_sha256(source)[:16]}"
-    if target.is_dir():
-        return target
-    staging = Path(tempfile.mkdtemp(prefix=".sdk-", dir=target.parent))
-    try:
+
+    def fill(staging: Path) -> None:
         package = staging / "engine"
         package.mkdir()
         (package / "__init__.py").write_bytes(b"")
         (package / "sdk.py").write_bytes(source)
+
+    return _published(_cache_root(cache_dir) / f"sdk-{_sha256(source)[:16]}", fill)
+
+
+def _published(target: Path, fill: Callable[[Path], None]) -> Path:
+    """``target``, made once: filled in a staging directory, then renamed into place whole.
+
+    Concurrent workers on one machine may race to make the same directory; the
+    loser's rename fails on the winner's complete copy, which it then uses.
+    """
+    if target.is_dir():
+        return target
+    staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=target.parent))
+    try:
+        fill(staging)
         _make_readable(staging)
         try:
             os.rename(staging, target)
