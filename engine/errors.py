@@ -45,3 +45,7 @@ class IllegalAction(EngineError):
 
 class RecordError(EngineError, ValueError):
     """A game record is malformed (not a rule breach: that is a verify failure)."""
+
+
+class WorkerFault(EngineError, RuntimeError):
+    """This machine cannot play a bot (no sandbox, an unusable cache): the worker's fault, never the bot's."""

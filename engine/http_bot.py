@@ -436,7 +436,8 @@ def _read_body(
         return _read_chunked(connection, cap, deadline), True
     if "content-length" in headers:
         values = {value.strip() for value in headers["content-length"].split(",")}
-        if len(values) != 1 or not next(iter(values)).isdigit():
+        # ASCII digits only: str.isdigit() also passes "²", which int() then refuses.
+        if len(values) != 1 or not re.fullmatch(r"[0-9]{1,18}", next(iter(values))):
             raise _Malformed(f"bad Content-Length {headers['content-length'][:80]!r}")
         length = int(next(iter(values)))
         if length > cap:
@@ -452,12 +453,9 @@ def _read_chunked(connection: _Connection, cap: int, deadline: float) -> bytes:
     body = bytearray()
     while True:
         size_text = connection.line(deadline).split(b";", 1)[0].strip()
-        try:
-            size = int(size_text, 16)
-        except ValueError:
-            raise _Malformed(f"bad chunk size {size_text[:20].decode('latin-1')!r}") from None
-        if size < 0:
-            raise _Malformed("negative chunk size")
+        if not re.fullmatch(rb"[0-9A-Fa-f]{1,15}", size_text):
+            raise _Malformed(f"bad chunk size {size_text[:20].decode('latin-1')!r}")
+        size = int(size_text, 16)
         if size == 0:
             break
         if len(body) + size > cap:

@@ -72,8 +72,8 @@ def decode_reply(raw: bytes) -> dict[str, Any]:
         raise AgentFailure("bad_output", f"reply of more than {MAX_REPLY_BYTES} bytes")
     try:
         reply = json.loads(raw)
-    except (UnicodeDecodeError, ValueError):
-        raise AgentFailure("bad_output", f"reply is not JSON: {_excerpt(raw)}") from None
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        raise AgentFailure("bad_output", f"reply is not JSON (or nested too deep): {_excerpt(raw)}") from None
     if not isinstance(reply, dict):
         raise AgentFailure("bad_output", f"reply is not a JSON object: {_excerpt(raw)}")
     return reply

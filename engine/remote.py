@@ -9,6 +9,7 @@ late answer with the wrong decision.
 
 from __future__ import annotations
 
+import logging
 import secrets
 import time
 from abc import ABC, abstractmethod
@@ -17,7 +18,10 @@ from typing import Any
 
 from engine.agents import AgentFailure
 from engine.clock import Clock, TimeControl
+from engine.errors import EngineError, WorkerFault
 from engine.protocol import act_message, action_of, check_ready, end_message, start_message
+
+log = logging.getLogger(__name__)
 
 #: Failures after which the bot is not asked again in this match.
 _FATAL = frozenset({"timeout", "crash", "bad_output", "init_failure"})
@@ -59,6 +63,10 @@ class RemoteBot(ABC):
         """What the bot wrote for its owner (stderr), truncated; empty where a transport has none."""
         return ""
 
+    def owner_log(self) -> str:
+        """The log as it can be stored anywhere: NUL bytes, which PostgreSQL text refuses, are replaced."""
+        return self.log.replace("\x00", "\ufffd")
+
     # The referee's part.
     def start(self) -> None:
         """Launch the bot and greet it; a failure is kept, and forfeits the bot's first decision."""
@@ -72,11 +80,17 @@ class RemoteBot(ABC):
             message = start_message(
                 match=self.match, game=self.game, players=self.players, options=self.options, time=time_left
             )
-            check_ready(self._exchange(message, self.clock.start_allowance()))
+            check_ready(self._guarded(message, self.clock.start_allowance()))
         except AgentFailure as failure:
             # Whatever went wrong before the first move, the bot never got going.
             detail = f"{failure.cause}: {failure.detail}" if failure.detail else failure.cause
             self._fail(AgentFailure("init_failure", detail))
+            return
+        except WorkerFault:
+            raise
+        except EngineError as exc:
+            # Code that passed the upload checks and still cannot be unpacked is the bot's problem too.
+            self._fail(AgentFailure("init_failure", str(exc)))
             return
         self.start_seconds = time.monotonic() - began
 
@@ -105,13 +119,27 @@ class RemoteBot(ABC):
         allowance = self.clock.allowance()
         began = time.monotonic()
         try:
-            reply = self._exchange(message, allowance)
+            reply = self._guarded(message, allowance)
             self.clock.spend(time.monotonic() - began)
             return action_of(reply)
         except AgentFailure as failure:
             if failure.cause in _FATAL:
                 self._fail(failure)
             raise
+
+    def _guarded(self, message: dict[str, Any], timeout: float) -> dict[str, Any]:
+        """One exchange, where anything the bot provokes, even an exception we did not foresee, is its failure.
+
+        Only a :class:`~engine.errors.WorkerFault` (this machine cannot run bots)
+        passes through: blaming the bot for that would forfeit games it never played.
+        """
+        try:
+            return self._exchange(message, timeout)
+        except (AgentFailure, WorkerFault):
+            raise
+        except Exception as exc:
+            log.exception("a %s transport failed unexpectedly", type(self).__name__)
+            raise AgentFailure("crash", f"the bot's answer broke the referee: {type(exc).__name__}: {exc}") from exc
 
     def close(self) -> None:
         if self._closed:

@@ -48,9 +48,9 @@ def validation_game(version: BotVersion) -> Verdict:
     try:
         bot.start()
         if bot.failure is not None:
-            return Verdict(False, f"{bot.failure.cause}: {bot.failure.detail}", bot.log)
+            return Verdict(False, f"{bot.failure.cause}: {bot.failure.detail}", bot.owner_log())
         if not getattr(game, "DECISIONS", True):
-            return Verdict(True, f"started and answered; {game.NAME} asks bots nothing more", bot.log)
+            return Verdict(True, f"started and answered; {game.NAME} asks bots nothing more", bot.owner_log())
         auto = game.auto_seats(options, seats)
         agents = [
             bot.seated(0, 0)
@@ -65,9 +65,9 @@ def validation_game(version: BotVersion) -> Verdict:
         bot.close()
     forfeit = record.forfeit
     if forfeit is not None and forfeit.seat == 0:
-        return Verdict(False, f"{forfeit.cause} at move {forfeit.move}: {forfeit.detail}", bot.log)
+        return Verdict(False, f"{forfeit.cause} at move {forfeit.move}: {forfeit.detail}", bot.owner_log())
     steps = len(record.actions)
-    return Verdict(True, f"played a {game.NAME} game against {OPPONENT} to its end ({steps} steps)", bot.log)
+    return Verdict(True, f"played a {game.NAME} game against {OPPONENT} to its end ({steps} steps)", bot.owner_log())
 
 
 def bot_version_validate(*, version_id: int) -> BotVersion | None:

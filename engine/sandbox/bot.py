@@ -25,7 +25,7 @@ from engine.clock import TimeControl
 from engine.protocol import MAX_REPLY_BYTES, decode_reply, encode
 from engine.remote import RemoteBot
 from engine.sandbox.code import BotCode, install, sdk_dir
-from engine.sandbox.launch import SandboxLimits, kill_uid, spawn
+from engine.sandbox.launch import SandboxLimits, UidLease, kill_uid, spawn
 
 SANDBOX_TIME_CONTROL = TimeControl(move_ms=1000, bank_ms=10_000, wall_ms=300_000, start_ms=5000)
 _DEFAULT_PYTHON = "/usr/bin/python3"
@@ -51,7 +51,11 @@ class SandboxedBot(RemoteBot):
         self.python = python
         self.process: subprocess.Popen[bytes] | None = None
         self.uid = 0
-        self._selector: selectors.BaseSelector | None = None
+        self.lease: UidLease | None = None
+        self._down = False
+        self._readers: selectors.BaseSelector | None = None
+        self._writers: selectors.BaseSelector | None = None
+        self._stdin = self._stdout = self._stderr = -1
         self._pending = b""
         self._log = bytearray()
         self._log_dropped = 0
@@ -59,40 +63,68 @@ class SandboxedBot(RemoteBot):
     # Transport.
     def _launch(self) -> None:
         code_dir = install(self.code, self.cache_dir)
-        self.process, self.uid = spawn(
+        self.lease = UidLease(self.cache_dir / ".uids")
+        self.uid = self.lease.uid
+        self.process = spawn(
             code_dir=code_dir,
             entry=self.code.entry,
             sdk_dir=sdk_dir(self.cache_dir),
             limits=self.limits,
             python=self.python,
+            uid=self.uid,
         )
-        assert self.process.stdout is not None and self.process.stderr is not None
-        self._selector = selectors.DefaultSelector()
-        for stream in (self.process.stdout, self.process.stderr):
-            os.set_blocking(stream.fileno(), False)
-            self._selector.register(stream.fileno(), selectors.EVENT_READ, stream)
+        assert self.process.stdin and self.process.stdout and self.process.stderr
+        self._stdin = self.process.stdin.fileno()
+        self._stdout = self.process.stdout.fileno()
+        self._stderr = self.process.stderr.fileno()
+        # Every pipe is non-blocking and waited on against the move's deadline: a bot that stops
+        # reading its input, or floods its output, can never block the worker.
+        self._readers = selectors.DefaultSelector()
+        self._writers = selectors.DefaultSelector()
+        for fd in (self._stdin, self._stdout, self._stderr):
+            os.set_blocking(fd, False)
+        for selector in (self._readers, self._writers):
+            selector.register(self._stdout, selectors.EVENT_READ)
+            selector.register(self._stderr, selectors.EVENT_READ)
+        self._writers.register(self._stdin, selectors.EVENT_WRITE)
 
     def _exchange(self, message: dict[str, Any], timeout: float) -> dict[str, Any]:
         deadline = time.monotonic() + timeout
-        self._write(encode(message) + b"\n")
+        assert self._readers is not None
+        self._pump(self._readers, 0)
+        if self._pending:
+            # Answers queued before the question could not have been about it.
+            raise AgentFailure("bad_output", "the bot answered before it was asked")
+        self._send(encode(message) + b"\n", deadline)
         return decode_reply(self._read_line(deadline, timeout))
 
     def _notify(self, message: dict[str, Any]) -> None:
         if self.process is None:
             return
         with contextlib.suppress(AgentFailure):
-            self._write(encode(message) + b"\n")
+            self._send(encode(message) + b"\n", time.monotonic() + 0.1)
 
     def _shutdown(self) -> None:
+        # Once only: after the lease is released the uid may belong to another bot, which a
+        # second kill would hit.
+        if self._down:
+            return
+        self._down = True
         process = self.process
         if process is None:
+            if self.lease is not None:
+                self.lease.release()
             return
         kill_uid(self.uid)
         process.wait()
+        # Only now, with every process of the uid gone, may another sandbox have it.
+        assert self.lease is not None
+        self.lease.release()
         self._drain_stderr()
-        if self._selector is not None:
-            self._selector.close()
-            self._selector = None
+        for selector in (self._readers, self._writers):
+            if selector is not None:
+                selector.close()
+        self._readers = self._writers = None
         for stream in (process.stdin, process.stdout, process.stderr):
             if stream is not None:
                 with contextlib.suppress(OSError):
@@ -106,41 +138,52 @@ class SandboxedBot(RemoteBot):
         return text
 
     # Pipes.
-    def _write(self, data: bytes) -> None:
-        assert self.process is not None and self.process.stdin is not None
-        try:
-            self.process.stdin.write(data)
-            self.process.stdin.flush()
-        except (BrokenPipeError, ValueError):
-            raise self._death("stopped reading its input") from None
-        except OSError as exc:
-            if exc.errno != errno.EPIPE:
-                raise
-            raise self._death("stopped reading its input") from None
+    def _send(self, data: bytes, deadline: float) -> None:
+        assert self._writers is not None
+        view = memoryview(data)
+        while view:
+            try:
+                view = view[os.write(self._stdin, view) :]
+                continue
+            except BlockingIOError:
+                pass
+            except OSError as exc:
+                if exc.errno != errno.EPIPE:
+                    raise
+                raise self._death("stopped reading its input") from None
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AgentFailure("timeout", "the bot did not read its input in time")
+            self._pump(self._writers, left)
 
     def _read_line(self, deadline: float, timeout: float) -> bytes:
-        assert self.process is not None and self._selector is not None
-        stdout_fd = self.process.stdout.fileno()  # type: ignore[union-attr]
+        assert self._readers is not None
         while True:
             newline = self._pending.find(b"\n")
             if newline >= 0:
                 line, self._pending = self._pending[:newline], self._pending[newline + 1 :]
                 return line
-            if len(self._pending) > MAX_REPLY_BYTES:
-                raise AgentFailure("bad_output", f"a reply of more than {MAX_REPLY_BYTES} bytes without a newline")
             left = deadline - time.monotonic()
             if left <= 0:
                 raise AgentFailure("timeout", f"no answer within {timeout * 1000:.0f} ms")
-            for key, _ in self._selector.select(left):
-                chunk = self._read(key.fd)
-                if chunk is None:
-                    continue
-                if key.fd == stdout_fd:
-                    if not chunk:
-                        raise self._death("closed its output")
-                    self._pending += chunk
-                else:
-                    self._keep_log(chunk)
+            self._pump(self._readers, left)
+
+    def _pump(self, selector: selectors.BaseSelector, timeout: float) -> None:
+        """Wait up to ``timeout`` for the pipes, taking in whatever the bot wrote meanwhile."""
+        for key, _ in selector.select(timeout):
+            if key.fd == self._stdin:
+                continue  # writable again: the caller writes
+            chunk = self._read(key.fd)
+            if chunk is None:
+                continue
+            if key.fd == self._stdout:
+                if not chunk:
+                    raise self._death("closed its output")
+                self._pending += chunk
+                if len(self._pending) > MAX_REPLY_BYTES and b"\n" not in self._pending:
+                    raise AgentFailure("bad_output", f"a reply of more than {MAX_REPLY_BYTES} bytes without a newline")
+            else:
+                self._keep_log(chunk)
 
     @staticmethod
     def _read(fd: int) -> bytes | None:

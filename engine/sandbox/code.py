@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from engine.errors import EngineError
+from engine.errors import EngineError, WorkerFault
 
 MAX_UPLOAD_BYTES = 512 * 1024
 MAX_UNPACKED_BYTES = 4 * 1024 * 1024
@@ -32,7 +32,7 @@ class BadBotCode(EngineError, ValueError):
     """An upload that cannot be a bot: the message says what to fix."""
 
 
-class BadBotCache(EngineError, RuntimeError):
+class BadBotCache(WorkerFault):
     """The worker's bot cache is somewhere the sandbox cannot read: a deployment error."""
 
 
@@ -83,6 +83,7 @@ def _check_text(name: str, content: bytes) -> None:
 
 
 def _check_zip(name: str, content: bytes, entry: str) -> None:
+    """Every member is read here, whole, so that a zip which passes can also be unpacked on a worker."""
     if not entry.endswith(".py") or not _safe_member(entry):
         raise BadBotCode(f"entry {entry!r} must be a relative path to a .py file inside the zip")
     try:
@@ -92,24 +93,37 @@ def _check_zip(name: str, content: bytes, entry: str) -> None:
         raise BadBotCode(f"{name} is not a readable zip: {exc}") from None
     if len(members) > MAX_FILES:
         raise BadBotCode(f"{name} holds {len(members)} files; the limit is {MAX_FILES}")
-    total = 0
-    names = set()
+    files: set[str] = set()
+    folders: set[str] = set()
     for member in members:
-        if not _safe_member(member.filename):
-            raise BadBotCode(f"{name}: {member.filename!r} points outside the bot's directory")
+        path = member.filename.rstrip("/")
+        if not _safe_member(member.filename) or any(len(part.encode()) > 255 for part in path.split("/")):
+            raise BadBotCode(f"{name}: {member.filename!r} is not a plain relative path inside the bot's directory")
         if stat.S_ISLNK(member.external_attr >> 16):
             raise BadBotCode(f"{name}: {member.filename!r} is a symbolic link; links are not allowed")
-        # The declared size is checked here and the real one while unpacking, so a zip bomb stops early both ways.
-        total += member.file_size
-        if total > MAX_UNPACKED_BYTES:
-            raise BadBotCode(f"{name} unpacks to more than {MAX_UNPACKED_BYTES:,} bytes")
-        names.add(member.filename)
-    if entry not in names:
+        if not member.is_dir() and path in files:
+            raise BadBotCode(f"{name}: {path!r} appears twice")
+        (folders if member.is_dir() else files).add(path)
+        parts = path.split("/")
+        folders.update("/".join(parts[:depth]) for depth in range(1, len(parts)))
+    if clash := sorted(files & folders):
+        raise BadBotCode(f"{name}: {clash[0]!r} is both a file and a folder")
+    if entry not in files:
         raise BadBotCode(f"{name} has no {entry!r}: name the entry module, or add a main.py at the top level")
-    try:
-        _check_text(entry, archive.read(entry))
-    except (zipfile.BadZipFile, OSError, ValueError, NotImplementedError) as exc:
-        raise BadBotCode(f"{name}: cannot read {entry!r}: {exc}") from None
+    total = 0
+    for member in members:
+        try:
+            with archive.open(member) as source:
+                # Counted while reading, not from the declared sizes, which a zip bomb can fake.
+                while chunk := source.read(64 * 1024):
+                    total += len(chunk)
+                    if total > MAX_UNPACKED_BYTES:
+                        raise BadBotCode(f"{name} unpacks to more than {MAX_UNPACKED_BYTES:,} bytes")
+                    if member.filename == entry:
+                        _check_text(entry, chunk)
+        except (zipfile.BadZipFile, OSError, ValueError, NotImplementedError, RuntimeError, EOFError) as exc:
+            # Bad CRCs, encryption (RuntimeError), unknown compression methods, truncated data.
+            raise BadBotCode(f"{name}: cannot read {member.filename!r}: {exc}") from None
 
 
 def _safe_member(path: str) -> bool:
@@ -183,6 +197,14 @@ def _cache_root(cache_dir: Path) -> Path:
 
 
 def _unpack(code: BotCode, into: Path) -> None:
+    try:
+        _unpack_members(code, into)
+    except (zipfile.BadZipFile, OSError, NotImplementedError, RuntimeError, EOFError) as exc:
+        # Uploads are checked on the way in; this catches what a checker of an older release let through.
+        raise BadBotCode(f"{code.filename} cannot be unpacked: {exc}") from None
+
+
+def _unpack_members(code: BotCode, into: Path) -> None:
     written = 0
     with zipfile.ZipFile(io.BytesIO(code.content)) as archive:
         for member in archive.infolist():

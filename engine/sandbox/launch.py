@@ -15,23 +15,23 @@ Why each part is there (DESIGN.md, "Sandbox facts on these machines"):
 from __future__ import annotations
 
 import ctypes
+import fcntl
 import functools
 import os
 import resource
+import secrets
 import shutil
 import signal
 import subprocess
 import sys
 from dataclasses import dataclass
-from itertools import count
 from pathlib import Path
 
-from engine.errors import EngineError
+from engine.errors import WorkerFault
 
-#: First uid of the range bots run as; each live sandbox of a worker gets its own.
+#: The uids bots run as: each live sandbox on a machine holds one of its own, leased by a lock file.
 UID_BASE = 200_000
-_SLOTS_PER_PROCESS = 64
-_slots = count()
+UID_COUNT = 65_536
 
 #: Where the code lives inside the sandbox.
 BOT_DIR = "/bot"
@@ -42,7 +42,7 @@ SCRATCH_DIR = "/tmp"
 _BOOT = f"import sys; sys.path.insert(0, {SDK_DIR!r}); from engine.sdk import main; sys.exit(main(sys.argv[1:]))"
 
 
-class SandboxUnavailable(EngineError, RuntimeError):
+class SandboxUnavailable(WorkerFault):
     """This machine cannot run sandboxed bots (bubblewrap or python3 missing)."""
 
 
@@ -103,9 +103,34 @@ def runtime(python: str = "/usr/bin/python3") -> Runtime:
     return Runtime(python=real, mounts=tuple(dict.fromkeys([real, *dirs])))
 
 
-def sandbox_uid() -> int:
-    """A uid no other live sandbox on this machine uses, so each bot's process limit is its own."""
-    return UID_BASE + (os.getpid() % 2048) * _SLOTS_PER_PROCESS + next(_slots) % _SLOTS_PER_PROCESS
+class UidLease:
+    """A sandbox uid held for one sandbox's life: no other sandbox on the machine runs as it meanwhile.
+
+    Two bots under one uid would share a process limit, and killing one
+    sandbox's uid would kill the other bot too. The lock is an flock on a file
+    per uid, so it is shared by every worker process on the machine and
+    released by the kernel if a worker dies.
+    """
+
+    def __init__(self, lock_dir: Path) -> None:
+        lock_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        start = secrets.randbelow(UID_COUNT)
+        for step in range(UID_COUNT):
+            uid = UID_BASE + (start + step) % UID_COUNT
+            fd = os.open(lock_dir / str(uid), os.O_CREAT | os.O_RDWR | os.O_CLOEXEC, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                continue
+            self.uid, self._fd = uid, fd
+            return
+        raise SandboxUnavailable(f"all {UID_COUNT} sandbox uids are in use on this machine")
+
+    def release(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
 
 
 def bwrap_command(*, code_dir: Path, entry: str, sdk_dir: Path, limits: SandboxLimits, rt: Runtime) -> list[str]:
@@ -126,6 +151,8 @@ def bwrap_command(*, code_dir: Path, entry: str, sdk_dir: Path, limits: SandboxL
         "--hostname", "bot",
         "--proc", "/proc",
         "--dev", "/dev",
+        # bwrap's /dev is a tmpfs of its own with no size limit: read-only, it can hold nothing.
+        "--remount-ro", "/dev",
     ]  # fmt: skip
     for path in rt.mounts:
         args += ["--ro-bind", path, path]
@@ -147,11 +174,10 @@ def bwrap_command(*, code_dir: Path, entry: str, sdk_dir: Path, limits: SandboxL
 
 
 def spawn(
-    *, code_dir: Path, entry: str, sdk_dir: Path, limits: SandboxLimits, python: str
-) -> tuple[subprocess.Popen[bytes], int]:
-    """Start the bot under a fresh uid; its stdin, stdout and stderr are pipes to this process."""
+    *, code_dir: Path, entry: str, sdk_dir: Path, limits: SandboxLimits, python: str, uid: int
+) -> subprocess.Popen[bytes]:
+    """Start the bot under its leased uid; its stdin, stdout and stderr are pipes to this process."""
     command = bwrap_command(code_dir=code_dir, entry=entry, sdk_dir=sdk_dir, limits=limits, rt=runtime(python))
-    uid = sandbox_uid()
     try:
         process = subprocess.Popen(
             command,
@@ -170,7 +196,7 @@ def spawn(
         raise SandboxUnavailable(f"cannot start the sandbox under uid {uid}: {exc}; {_UID_SWITCH_HINT}") from None
     except OSError as exc:
         raise SandboxUnavailable(f"cannot start the sandbox: {exc}") from None
-    return process, uid
+    return process
 
 
 def kill_uid(uid: int) -> None:

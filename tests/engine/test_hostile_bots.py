@@ -108,3 +108,24 @@ def test_hostile_bot_is_contained_and_recorded_as_its_forfeit(
     assert good.failure is None, good.log
     assert after.forfeit is None
     assert after.result is not None and after.result["finished"]
+
+
+def test_concurrent_sandboxes_never_share_a_uid_and_closing_one_spares_the_other(bot_cache: Path) -> None:
+    bots = [
+        SandboxedBot(
+            code=bot_code(filename="good.py", content=GOOD_BOT), cache_dir=bot_cache, game="1923", players=2, options={}
+        )
+        for _ in range(6)
+    ]
+    for bot in bots:
+        bot.start()
+    assert len({bot.uid for bot in bots}) == 6
+    bots[0].close()
+    bots[0].close()  # twice: the second close must not kill a uid someone else may hold by now
+    survivor = bots[1]
+    other = make_bot("random", game="1923", seat=1, players=2, options={}, seed=3)
+    record = play_game("1923", agents=[survivor.seated(0, 0), other], seed=5)
+    assert record.forfeit is None and survivor.failure is None
+    for bot in bots[1:]:
+        bot.close()
+    assert_no_sandbox_processes()

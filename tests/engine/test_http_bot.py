@@ -373,6 +373,25 @@ _STOP = b'{"action": "STOP"}'
 
 
 @pytest.mark.parametrize(
+    "head",
+    [
+        "HTTP/1.1 200 OK\r\nContent-Length: \u00b2\r\n\r\n".encode("latin-1"),
+        "HTTP/1.1 500 Oops\r\nContent-Length: \u00b9\r\n\r\n".encode("latin-1"),
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n\xb2\r\n",
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n-5\r\n",
+    ],
+)
+def test_a_length_in_digits_that_are_not_ascii_is_the_bot_s_failure_not_a_worker_error(
+    serve: Callable[..., BotServer], head: bytes
+) -> None:
+    server = serve(failing_at(0, raw(head + b"xx")))
+    with http_bot_for(server.url) as bot:
+        failure = failure_of(bot)
+    # An error status is a crash whatever its body; a 200 with a broken frame is bad output.
+    assert failure.cause == ("crash" if b" 500 " in head else "bad_output")
+
+
+@pytest.mark.parametrize(
     "response",
     [
         b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n"

@@ -99,7 +99,7 @@ def test_a_bot_that_cannot_start_fails_validation_with_its_traceback_for_its_own
         ("bot.exe", b"MZ", {}, "upload a .py file or a .zip"),
         ("empty.py", b"", {}, "submitted file is empty"),
         ("latin.py", "café = 1".encode("latin-1"), {}, "not UTF-8 text"),
-        ("escape.zip", zipped({"../evil.py": b"x = 1\n", "main.py": b"def act(t): return 1\n"}), {}, "outside"),
+        ("escape.zip", zipped({"../evil.py": b"x = 1\n", "main.py": b"def act(t): return 1\n"}), {}, "plain relative"),
         ("nomain.zip", zipped({"bot.py": b"def act(t): return 1\n"}), {}, "has no 'main.py'"),
         ("big.py", b"#" * (512 * 1024 + 1), {}, "the limit is 524,288"),
         ("two.py", b"def act(t): return 1\n", {"entry": "other.py"}, "a single .py upload is its own entry"),
@@ -173,3 +173,14 @@ def test_an_oversized_request_is_refused_before_its_body_is_read() -> None:
     assert response.status_code == 400
     assert "an upload may be 524,288" in response.json()["source"][0]
     assert not BotVersion.objects.filter(bot=bot).exists()
+
+
+@needs_sandbox
+def test_a_nul_byte_in_a_bot_s_log_is_stored_not_fatal(django_capture_on_commit_callbacks: Callable[..., Any]) -> None:
+    bot = BotFactory(game="1923")
+    source = b"import sys\nsys.stderr.write('hello\\x00world')\ndef act(turn):\n    return turn.legal_actions[0]\n"
+    with django_capture_on_commit_callbacks(execute=True):
+        response = upload(bot, "nul.py", source)
+    version = BotVersion.objects.get(pk=response.json()["id"])
+    assert version.status == BotVersion.Status.READY
+    assert "hello\ufffdworld" in version.log

@@ -67,7 +67,7 @@ class MatchBots:
             who: BotReport(
                 failure=bot.failure.cause if bot.failure else "",
                 detail=bot.failure.detail if bot.failure else "",
-                log=bot.log,
+                log=bot.owner_log(),
                 start_ms=None if bot.start_seconds is None else bot.start_seconds * 1000,
             )
             for who, bot in self.remote.items()
