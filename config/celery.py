@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 from celery import Celery
-from celery.signals import worker_ready
+from celery.signals import task_prerun, worker_ready
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
 
@@ -21,3 +21,17 @@ def _announce_ready(**_: object) -> None:
     if path:
         with open(path, "w") as ready:
             ready.write(str(os.getpid()))
+
+
+@task_prerun.connect
+def _replace_broken_connections(task: object = None, **_: object) -> None:
+    """Database connections outlive tasks (CELERY_DB_REUSE_MAX): one that broke or aged out is replaced first.
+
+    Not in eager mode, where the task runs inside the caller's transaction.
+    """
+    request = getattr(task, "request", None)
+    if getattr(request, "is_eager", False):
+        return
+    from django.db import close_old_connections
+
+    close_old_connections()

@@ -86,6 +86,12 @@ def bot_version_validate(*, version_id: int) -> BotVersion | None:
         return version
     except EngineError as exc:
         verdict = Verdict(False, f"cannot be played: {exc}", "")
+    except Exception as exc:
+        # Our bug, not the bot's; but a version left pending would be re-sent forever. Fail it, saying so.
+        log.exception("validating %s failed", version)
+        verdict = Verdict(
+            False, f"the validation itself failed (internal error: {type(exc).__name__}); upload again", ""
+        )
     status = BotVersion.Status.READY if verdict.ready else BotVersion.Status.FAILED
     BotVersion.objects.filter(pk=version.pk, status=BotVersion.Status.PENDING).update(
         status=status, status_detail=verdict.detail[:4000], log=verdict.log[: settings.BOT_LOG_BYTES + 200]

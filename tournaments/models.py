@@ -173,8 +173,17 @@ class Game(models.Model):
     #: written in bulk and read whole (tournaments/fields.py).
     record = JSONTextField()
     result = JSONTextField()
+    #: No database constraint: checking it cost PostgreSQL a lookup per game row written. The winner
+    #: is always one of the match's participants, whose rows keep a constrained key to the same entrant
+    #: (and the ORM still refuses to delete an entrant who won a game).
     winner = models.ForeignKey(
-        Entrant, on_delete=models.PROTECT, null=True, blank=True, related_name="+", db_index=False
+        Entrant,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        db_index=False,
+        db_constraint=False,
     )
     recorded_at = models.DateTimeField(auto_now_add=True)
 

@@ -24,6 +24,7 @@ from engine.agents import AgentFailure
 from engine.clock import TimeControl
 from engine.protocol import MAX_REPLY_BYTES, decode_reply, encode
 from engine.remote import RemoteBot
+from engine.sandbox import cgroups
 from engine.sandbox.code import BotCode, install, sdk_dir
 from engine.sandbox.launch import SandboxLimits, UidLease, kill_uid, spawn
 
@@ -52,6 +53,7 @@ class SandboxedBot(RemoteBot):
         self.process: subprocess.Popen[bytes] | None = None
         self.uid = 0
         self.lease: UidLease | None = None
+        self.cgroup: cgroups.BotCgroup | None = None
         self._down = False
         self._readers: selectors.BaseSelector | None = None
         self._writers: selectors.BaseSelector | None = None
@@ -65,6 +67,9 @@ class SandboxedBot(RemoteBot):
         code_dir = install(self.code, self.cache_dir)
         self.lease = UidLease(self.cache_dir / ".uids")
         self.uid = self.lease.uid
+        self.cgroup = cgroups.create(
+            f"bot-{self.uid}", memory_mb=self.limits.memory_mb, processes=self.limits.processes
+        )
         self.process = spawn(
             code_dir=code_dir,
             entry=self.code.entry,
@@ -72,6 +77,7 @@ class SandboxedBot(RemoteBot):
             limits=self.limits,
             python=self.python,
             uid=self.uid,
+            cgroup=self.cgroup,
         )
         assert self.process.stdin and self.process.stdout and self.process.stderr
         self._stdin = self.process.stdin.fileno()
@@ -91,6 +97,7 @@ class SandboxedBot(RemoteBot):
     def _exchange(self, message: dict[str, Any], timeout: float) -> dict[str, Any]:
         deadline = time.monotonic() + timeout
         assert self._readers is not None
+        self._check_cpu()
         self._pump(self._readers, 0)
         if self._pending:
             # Answers queued before the question could not have been about it.
@@ -112,11 +119,15 @@ class SandboxedBot(RemoteBot):
         self._down = True
         process = self.process
         if process is None:
+            if self.cgroup is not None:
+                self.cgroup.remove()
             if self.lease is not None:
                 self.lease.release()
             return
         kill_uid(self.uid)
         process.wait()
+        if self.cgroup is not None:
+            self.cgroup.remove()
         # Only now, with every process of the uid gone, may another sandbox have it.
         assert self.lease is not None
         self.lease.release()
@@ -136,6 +147,11 @@ class SandboxedBot(RemoteBot):
         if self._log_dropped:
             text += f"\n[… {self._log_dropped:,} more bytes of stderr dropped]"
         return text
+
+    def _check_cpu(self) -> None:
+        """The match's CPU budget, counted over every process and thread the bot ran (with a cgroup)."""
+        if self.cgroup is not None and self.cgroup.cpu_seconds() > self.limits.cpu_seconds:
+            raise AgentFailure("timeout", f"the bot used up its {self.limits.cpu_seconds} s of CPU time for the match")
 
     # Pipes.
     def _send(self, data: bytes, deadline: float) -> None:
@@ -219,6 +235,8 @@ class SandboxedBot(RemoteBot):
         self._drain_stderr()
         # bwrap reports a child killed by a signal as 128 + the signal's number.
         signum = -status if status < 0 else status - 128 if status > 128 else 0
+        if signum == signal.SIGKILL and self.cgroup is not None and self.cgroup.out_of_memory():
+            return AgentFailure("crash", f"the bot {what}: killed for using more than {self.limits.memory_mb} MB")
         if signum == signal.SIGXCPU:
             return AgentFailure("timeout", f"the bot used up its {self.limits.cpu_seconds} s of CPU time for the match")
         if signum in _SIGNALS:

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.errors import WorkerFault
+from engine.sandbox.cgroups import BotCgroup
 
 #: The uids bots run as: each live sandbox on a machine holds one of its own, leased by a lock file.
 UID_BASE = 200_000
@@ -174,10 +175,19 @@ def bwrap_command(*, code_dir: Path, entry: str, sdk_dir: Path, limits: SandboxL
 
 
 def spawn(
-    *, code_dir: Path, entry: str, sdk_dir: Path, limits: SandboxLimits, python: str, uid: int
+    *,
+    code_dir: Path,
+    entry: str,
+    sdk_dir: Path,
+    limits: SandboxLimits,
+    python: str,
+    uid: int,
+    cgroup: BotCgroup | None,
 ) -> subprocess.Popen[bytes]:
-    """Start the bot under its leased uid; its stdin, stdout and stderr are pipes to this process."""
+    """Start the bot under its leased uid, in its cgroup; its stdin, stdout and stderr are pipes to this process."""
     command = bwrap_command(code_dir=code_dir, entry=entry, sdk_dir=sdk_dir, limits=limits, rt=runtime(python))
+    if not can_switch_uid():
+        raise SandboxUnavailable(_UID_SWITCH_HINT)
     try:
         process = subprocess.Popen(
             command,
@@ -185,17 +195,12 @@ def spawn(
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             env={},
-            user=uid,
-            group=uid,
-            extra_groups=[],
             start_new_session=True,
-            preexec_fn=functools.partial(_apply_limits, limits),
+            preexec_fn=functools.partial(_enter_sandbox, limits, uid, cgroup),
             close_fds=True,
         )
-    except PermissionError as exc:
-        raise SandboxUnavailable(f"cannot start the sandbox under uid {uid}: {exc}; {_UID_SWITCH_HINT}") from None
-    except OSError as exc:
-        raise SandboxUnavailable(f"cannot start the sandbox: {exc}") from None
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise SandboxUnavailable(f"cannot start the sandbox under uid {uid}: {exc}") from None
     return process
 
 
@@ -221,14 +226,16 @@ _libc = ctypes.CDLL(None, use_errno=True)
 _PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL = 47, 4
 
 
-def _apply_limits(limits: SandboxLimits) -> None:
-    """Runs in the child before exec: the limits hold for bwrap and everything it starts.
+def _enter_sandbox(limits: SandboxLimits, uid: int, cgroup: BotCgroup | None) -> None:
+    """Runs in the child before exec: cgroup, limits, then the bot's uid, for bwrap and all it starts.
 
-    A worker that is not root holds CAP_SETUID and CAP_SETGID as ambient
-    capabilities, which a switch between two non-zero uids keeps: they are
-    cleared here so that neither bwrap (which refuses them) nor the bot gets them.
+    The cgroup comes first, while the child may still write to it. A worker
+    that is not root holds CAP_SETUID and CAP_SETGID as ambient capabilities,
+    which a switch between two non-zero uids keeps: they are cleared last, so
+    that neither bwrap (which refuses them) nor the bot gets them.
     """
-    _libc.prctl(_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+    if cgroup is not None:
+        cgroup.attach_self()
     mib = 1024 * 1024
     for which, value in (
         (resource.RLIMIT_AS, limits.memory_mb * mib),
@@ -242,6 +249,10 @@ def _apply_limits(limits: SandboxLimits) -> None:
         # limit equal to it the kernel would send SIGKILL instead, and the cause would be lost.
         hard = value + 1 if which == resource.RLIMIT_CPU else value
         resource.setrlimit(which, (value, hard))
+    os.setgroups([])
+    os.setresgid(uid, uid, uid)
+    os.setresuid(uid, uid, uid)
+    _libc.prctl(_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
 
 
 _UID_SWITCH_HINT = "the worker must run as root or hold CAP_SETUID and CAP_SETGID (docs/deploy.md, 'The bot sandbox')"

@@ -21,7 +21,7 @@ from engine.record import Record
 from engine.runner import play_game
 from engine.sandbox import SandboxedBot, SandboxLimits, bot_code, install
 from engine.sandbox.launch import UID_BASE
-from tests.engine.sandbox_support import needs_sandbox
+from tests.engine.sandbox_support import CGROUPS, needs_sandbox
 
 HOSTILE = Path(__file__).parent / "hostile"
 PROJECT = Path(__file__).resolve().parents[2]
@@ -32,6 +32,8 @@ pytestmark = needs_sandbox
 
 
 def expected(path: Path) -> set[str]:
+    if "# needs: cgroup" in path.read_text() and not CGROUPS:
+        pytest.skip("limits across a bot's processes need a cgroup (root)")
     first = path.read_text().splitlines()[0]
     assert first.startswith("# expect: "), f"{path.name} must start with '# expect: CAUSE'"
     return set(first.removeprefix("# expect: ").split())
@@ -91,9 +93,8 @@ def test_hostile_bot_is_contained_and_recorded_as_its_forfeit(
     began = time.monotonic()
     record, bot = play(source, path.name, bot_cache)
 
-    if causes == {"ok"}:
+    if "ok" in causes and (record.forfeit is None or record.forfeit.seat == 1):
         assert bot.failure is None, f"{path.name} got out: {bot.failure}\n{bot.log}"
-        assert record.forfeit is None or record.forfeit.seat == 1
     else:
         assert record.forfeit is not None, f"{path.name} was not stopped"
         assert record.forfeit.seat == 0

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from django.db import connection
+from django.db.models import ProtectedError
 
 from engine.agents import Agent
 from engine.bots import make_bot
@@ -18,7 +19,8 @@ from league.standings import FIGURE_FIELDS, game_figures
 from tests.factories import CompetitionFactory, EntrantFactory, full_options
 from tests.tournaments.helpers import started
 from tournaments.fields import EncodedJSON, JSONTextField, encode_compact
-from tournaments.models import Game
+from tournaments.models import Game, Match
+from tournaments.services import game_rows
 from tournaments.services.game_rows import GameEncoder
 from tournaments.services.results import _game_sums, match_record_result
 
@@ -75,6 +77,15 @@ def test_each_row_encodes_as_the_whole_record_would(game: str, participants: int
             assert (row.number, row.seed, row.deal) == (game_played.number, record.seed, record.deal)
 
 
+def test_a_record_the_template_does_not_fit_is_encoded_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(game_rows, "_TEMPLATE_FITS", False)
+    result = awkward(played("war", 2))
+    encoder = GameEncoder([1, 2])
+    assert [encoder.encode(g).record for g in result.games] == [
+        encode_compact(g.record.to_dict()) for g in result.games
+    ]
+
+
 @pytest.mark.parametrize(
     "value",
     [
@@ -123,7 +134,9 @@ def test_recorded_rows_read_back_exactly_awkward_text_and_all() -> None:
     match = started(competition).matches.get()
     seats = list(match.participants.order_by("seat").values_list("entrant_id", flat=True))
     result = awkward(played("war", 2))
-    match_record_result(match=match, result=result)
+    recorded = match_record_result(match=match, result=result)
+    stored = Match.objects.get(pk=match.pk)
+    assert (stored.status, stored.error, stored.finished_at) == ("done", "", recorded.finished_at)
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT number, seating, seed, options, record, result, winner_id FROM tournaments_game "
@@ -158,11 +171,27 @@ def test_recording_a_match_costs_the_same_queries_however_many_games(django_asse
             EntrantFactory(competition=competition)
         match = started(competition).matches.get()
         result = played("war", 2, games=games)
-        # Competition and match locked, participants, their update (2 rows), standings (2 rows),
-        # the match, the ratings (matches, then seats with ratings, 2 rows, the match), the
-        # results version, the completeness check, the finish. The games go in one COPY,
-        # which Django does not count.
-        with django_assert_num_queries(17 if connection.vendor == "postgresql" else 18) as captured:
+        # In a savepoint: the competition and the match locked, the participants, their update
+        # (one statement for both rows), the standings, the match, the ratings (unrated matches,
+        # the seats with their ratings, the new ratings, the match marked rated), the results
+        # version, the completeness check and the finish: 15. Before plain SQL and COPY without
+        # reading back game ids, it was 17. PostgreSQL takes the games in one COPY, which Django
+        # does not count; elsewhere they are one INSERT.
+        with django_assert_num_queries(15 if connection.vendor == "postgresql" else 16) as captured:
             match_record_result(match=match, result=result)
         counts.append(len(captured))
     assert counts[0] == counts[1]
+
+
+@pytest.mark.django_db
+def test_an_entrant_who_won_a_game_cannot_be_deleted_without_a_database_constraint() -> None:
+    competition = CompetitionFactory(game="war", games_per_match=3)
+    for _ in range(2):
+        EntrantFactory(competition=competition)
+    match = started(competition).matches.get()
+    match_record_result(match=match, result=played("war", 2, games=3))
+    winner = Game.objects.filter(match=match, winner__isnull=False).select_related("winner").first()
+    assert winner is not None and winner.winner is not None
+    with pytest.raises(ProtectedError) as refused:
+        winner.winner.delete()
+    assert any(isinstance(obj, Game) for obj in refused.value.protected_objects)

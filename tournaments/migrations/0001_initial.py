@@ -88,7 +88,7 @@ class Migration(migrations.Migration):
                 ('record', tournaments.fields.JSONTextField()),
                 ('result', tournaments.fields.JSONTextField()),
                 ('recorded_at', models.DateTimeField(auto_now_add=True)),
-                ('winner', models.ForeignKey(blank=True, db_index=False, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='tournaments.entrant')),
+                ('winner', models.ForeignKey(blank=True, db_constraint=False, db_index=False, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='tournaments.entrant')),
                 ('match', models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='games', to='tournaments.match')),
             ],
             options={

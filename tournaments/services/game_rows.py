@@ -1,82 +1,197 @@
 """Writing a match's game rows in bulk: COPY on PostgreSQL, bulk_create elsewhere.
 
 A War game takes well under a millisecond to play, so the rows are most of what
-a match costs the service. COPY takes the whole match in one stream with the
-JSON already encoded, instead of one model instance and one escaped array
-element per field and game.
+a match costs the service. Each row is encoded once, straight from the engine's
+record, into the text the database stores:
+
+- the record's text is laid out from a template: what every game of a match
+  shares (format, game, seats, ruleset) is encoded once per match, and the
+  result, which the record holds too, is encoded once and used for both columns;
+- a seating repeats every few games (seats rotate), so each is encoded once;
+- on PostgreSQL the rows go to COPY as ready-made lines of its text format,
+  instead of one escaped field at a time.
+
+The stored text is exactly what ``encode_compact(record.to_dict())`` gives
+(tests/tournaments/test_game_rows.py holds every game to that).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.db import connection
 from django.utils import timezone
 
+from engine.match import GamePlayed
+from engine.record import FORMAT, Record
+from tournaments.fields import EncodedJSON
 from tournaments.fields import encode_compact as _encode
-from tournaments.models import Game, Match
+from tournaments.models import Game
 
 _COLUMNS = ("match_id", "number", "seating", "seed", "deal", "options", "record", "result", "winner_id", "recorded_at")
 
+#: The keys of ``Record.to_dict()`` in its order, which the template below spells out.
+_RECORD_KEYS = ("format", "game", "players", "options", "seed", "deal", "actions", "forfeit", "result")
 
-@dataclass(frozen=True)
-class GameRow:
+
+def _template_fits() -> bool:
+    """If the engine's record ever gains or reorders a field, every record is encoded whole instead."""
+    try:
+        return tuple(Record(game="", players=0, options={}, seed=0, deal=None).to_dict()) == _RECORD_KEYS
+    except TypeError:  # a new required field
+        return False
+
+
+_TEMPLATE_FITS = _template_fits()
+
+#: COPY's rows go out in chunks of this many, so a long match of big records is never one huge string.
+_CHUNK = 500
+
+
+class EncodedGame(NamedTuple):
+    """One game row, its JSON columns already encoded."""
+
     number: int
-    #: Entrant ids by seat; None for a seat the engine plays.
-    seating: list[int | None]
+    seating: str
     seed: int
+    #: The deal as a document (a jsonb column), None when the game was dealt from its seed.
     deal: dict[str, Any] | None
-    options: dict[str, Any]
-    record: dict[str, Any]
-    result: dict[str, Any]
+    options: str
+    record: str
+    result: str
     winner_id: int | None
 
 
-def insert_games(*, match: Match, rows: Sequence[GameRow]) -> dict[int, int]:
-    """Insert the rows inside the caller's transaction; game ids by game number."""
-    if not rows:
+class GameEncoder:
+    """Encodes the games of one match; keeps what repeats from game to game."""
+
+    def __init__(self, entrant_of: Sequence[int]) -> None:
+        #: Entrant ids by participant index.
+        self.entrant_of = list(entrant_of)
+        self._seatings: dict[tuple[int | None, ...], str] = {}
+        self._ruleset: tuple[str, int, dict[str, Any]] | None = None
+        self._options = ""
+        self._prefix = ""
+
+    def encode(self, played: GamePlayed) -> EncodedGame:
+        record = played.record
+        result = record.result
+        result_text = "null" if result is None else _encode(result)
+        seating = self._seatings.get(played.seating)
+        if seating is None:
+            entrant_of = self.entrant_of
+            seating = _encode([None if who is None else entrant_of[who] for who in played.seating])
+            self._seatings[played.seating] = seating
+        winner = None if result is None else result.get("winner")
+        who = None if winner is None else played.seating[winner]
+        return EncodedGame(
+            number=played.number,
+            seating=seating,
+            seed=record.seed,
+            deal=record.deal,
+            options=self._options_of(record),
+            record=self._record_text(record, result_text),
+            # The result column holds {} for a game without one (the record keeps its null).
+            result="{}" if not result else result_text,
+            winner_id=None if who is None else self.entrant_of[who],
+        )
+
+    def _options_of(self, record: Record) -> str:
+        ruleset = self._ruleset
+        if ruleset is None or not (
+            ruleset[0] == record.game and ruleset[1] == record.players and ruleset[2] == record.options
+        ):
+            self._ruleset = (record.game, record.players, record.options)
+            self._options = _encode(record.options)
+            self._prefix = (
+                f'{{"format":{_encode(FORMAT)},"game":{_encode(record.game)},'
+                f'"players":{_encode(record.players)},"options":{self._options},"seed":'
+            )
+        return self._options
+
+    def _record_text(self, record: Record, result_text: str) -> str:
+        if not _TEMPLATE_FITS:
+            return _encode(record.to_dict())
+        seed = record.seed
+        actions = record.actions
+        forfeit = record.forfeit
+        return "".join(
+            (
+                self._prefix,
+                str(seed) if type(seed) is int else _encode(seed),
+                ',"deal":',
+                "null" if record.deal is None else _encode(record.deal),
+                ',"actions":',
+                # War never asks a seat anything: its one step is always empty.
+                "[[]]" if actions == [[]] else _encode(actions),
+                ',"forfeit":',
+                _encode(forfeit.to_json()) if forfeit else "null",
+                ',"result":',
+                result_text,
+                "}",
+            )
+        )
+
+
+def insert_games(*, match_id: int, games: Sequence[EncodedGame], return_ids: bool = False) -> dict[int, int]:
+    """Insert the rows inside the caller's transaction; game ids by game number if asked for, else {}."""
+    if not games:
         return {}
     if connection.vendor == "postgresql":
-        return _copy(match, rows)
-    games = Game.objects.bulk_create(
+        return _copy(match_id, games, return_ids)
+    created = Game.objects.bulk_create(
         Game(
-            match=match,
-            number=row.number,
-            seating=row.seating,
-            seed=row.seed,
-            deal=row.deal,
-            options=row.options,
-            record=row.record,
-            result=row.result,
-            winner_id=row.winner_id,
+            match_id=match_id,
+            number=game.number,
+            seating=EncodedJSON(game.seating),
+            seed=game.seed,
+            deal=game.deal,
+            options=EncodedJSON(game.options),
+            record=EncodedJSON(game.record),
+            result=EncodedJSON(game.result),
+            winner_id=game.winner_id,
         )
-        for row in rows
+        for game in games
     )
-    return {game.number: game.pk for game in games}
+    return {game.number: game.pk for game in created} if return_ids else {}
 
 
-def _copy(match: Match, rows: Sequence[GameRow]) -> dict[int, int]:
-    now = timezone.now()
-    options = _encode(rows[0].options)  # one ruleset per match: encode it once
+def _copy(match_id: int, games: Sequence[EncodedGame], return_ids: bool) -> dict[int, int]:
+    # Every field of a line is fixed but the JSON texts, whose backslashes COPY's text format
+    # doubles; JSON never holds a raw tab or newline, the other characters it would escape.
+    tail = f"\t{timezone.now().isoformat()}\n"
+    head = f"{match_id}\t"
+    lines: list[str] = []
     with connection.cursor() as cursor:
         raw = cursor.cursor  # the psycopg cursor under Django's wrapper
         with raw.copy(f"COPY {Game._meta.db_table} ({', '.join(_COLUMNS)}) FROM STDIN") as copy:
-            for row in rows:
-                copy.write_row(
-                    (
-                        match.pk,
-                        row.number,
-                        _encode(row.seating),
-                        row.seed,
-                        None if row.deal is None else _encode(row.deal),
-                        options if row.options == rows[0].options else _encode(row.options),
-                        _encode(row.record),
-                        _encode(row.result),
-                        row.winner_id,
-                        now,
+            for game in games:
+                lines.append(
+                    "\t".join(
+                        (
+                            f"{head}{game.number}",
+                            _escape(game.seating),
+                            str(game.seed),
+                            "\\N" if game.deal is None else _escape(_encode(game.deal)),
+                            _escape(game.options),
+                            _escape(game.record),
+                            _escape(game.result),
+                            "\\N" if game.winner_id is None else str(game.winner_id),
+                        )
                     )
+                    + tail
                 )
-        cursor.execute(f"SELECT number, id FROM {Game._meta.db_table} WHERE match_id = %s", [match.pk])
+                if len(lines) == _CHUNK:
+                    copy.write("".join(lines))
+                    lines.clear()
+            if lines:
+                copy.write("".join(lines))
+        if not return_ids:
+            return {}
+        cursor.execute(f"SELECT number, id FROM {Game._meta.db_table} WHERE match_id = %s", [match_id])
         return dict(cursor.fetchall())
+
+
+def _escape(text: str) -> str:
+    return text.replace("\\", "\\\\") if "\\" in text else text

@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import math
 import multiprocessing
+import os
 import time
 import uuid
+from dataclasses import dataclass, fields
+from pathlib import Path
 from typing import Any
 
 from django.conf import settings
@@ -43,11 +46,11 @@ class Command(BaseCommand):
         competition = self._competition(options["entrants"], options["games_per_match"])
         matches = options["entrants"] * (options["entrants"] - 1) // 2
         games = matches * options["games_per_match"]
-        service_seconds = self._run_service(competition, options["workers"])
+        service_seconds, cpu = self._run_service(competition, options["workers"])
         stored = Game.objects.filter(match__competition=competition).count()
         if stored != games:
             raise CommandError(f"expected {games} recorded games, found {stored}")
-        engine_seconds = self._run_engine(competition, options["workers"])
+        engine_seconds, engine_cpu = self._run_engine(competition, options["workers"])
         service_rate, engine_rate = games / service_seconds, games / engine_seconds
         self.stdout.write(
             f"War round robin: {options['entrants']} entrants, {matches} matches x {options['games_per_match']} games "
@@ -58,6 +61,16 @@ class Command(BaseCommand):
             f"{engine_seconds:.2f} s = {engine_rate:,.0f} games/s\n"
             f"ratio: {service_rate / engine_rate:.2f}"
         )
+        if cpu is not None:
+            self.stdout.write(cpu.describe(matches, service_seconds))
+        if engine_cpu is not None:
+            # Another load on the machine slows either side; this says whether one was there.
+            self.stdout.write(
+                f"CPU time while the bare engine played, per match: its processes "
+                f"{engine_cpu.children / matches * 1000:.1f} ms, anything else "
+                f"{(engine_cpu.busy - engine_cpu.children - engine_cpu.this_process) / matches * 1000:.1f} ms, "
+                f"idle {engine_cpu.idle / matches * 1000:.1f} ms"
+            )
 
     def _competition(self, entrants: int, games_per_match: int) -> Competition:
         organiser = Player.objects.filter(user__username="bench").first() or player_create(username="bench")
@@ -75,7 +88,7 @@ class Command(BaseCommand):
             entrant_join(competition=competition, bot_version=bot_version_create_builtin(bot=bot, strategy="random"))
         return competition
 
-    def _run_service(self, competition: Competition, worker_count: int) -> float:
+    def _run_service(self, competition: Competition, worker_count: int) -> tuple[float, CpuUse | None]:
         token = uuid.uuid4().hex[:8]
         queue = f"games-{token}"
         settings.CELERY_GAMES_QUEUE = queue
@@ -87,7 +100,9 @@ class Command(BaseCommand):
             worker.start()
         client = Client(HTTP_HOST="127.0.0.1")
         client.force_login(competition.created_by.user)
+        groups = {worker.process.pid for worker in workers if worker.process is not None}
         try:
+            before = _cpu_snapshot(groups)
             start = time.perf_counter()
             response = client.post(f"/api/tournaments/{competition.pk}/start/")
             if response.status_code != 200:
@@ -97,26 +112,31 @@ class Command(BaseCommand):
                 if competition.status == Competition.Status.FINISHED:
                     break
                 time.sleep(0.02)
-            return time.perf_counter() - start
+            seconds = time.perf_counter() - start
+            # Read after the clock stops, so the detail costs the measured run nothing.
+            after = _cpu_snapshot(groups)
+            return seconds, None if before is None or after is None else after - before
         finally:
             for worker in workers:
                 worker.stop()
             with app.connection_for_write() as conn:
                 conn.default_channel.queue_delete(queue)
 
-    def _run_engine(self, competition: Competition, processes: int) -> float:
+    def _run_engine(self, competition: Competition, processes: int) -> tuple[float, CpuUse | None]:
         jobs = [
             (match.seed, competition.games_per_match, competition.options)
             for match in competition.matches.order_by("id")
         ]
         chunk = math.ceil(len(jobs) / processes)
         with multiprocessing.get_context("fork").Pool(processes) as pool:
+            before = _cpu_snapshot(set())
             start = time.perf_counter()
             played = sum(pool.map(_play_matches, [jobs[i : i + chunk] for i in range(0, len(jobs), chunk)]))
             seconds = time.perf_counter() - start
+            after = _cpu_snapshot(set())
         if played != len(jobs) * competition.games_per_match:
             raise CommandError("the bare engine did not play every game")
-        return seconds
+        return seconds, None if before is None or after is None else after - before
 
 
 def _play_matches(jobs: list[tuple[int, int, dict[str, Any]]]) -> int:
@@ -136,3 +156,86 @@ def _play_matches(jobs: list[tuple[int, int, dict[str, Any]]]) -> int:
         kept.append(result)
         played += len(result.games)
     return played
+
+
+@dataclass(frozen=True)
+class CpuUse:
+    """CPU seconds spent during one side of the benchmark, by who spent them (Linux /proc; detail only)."""
+
+    workers: float
+    #: Backends connected to this database, and PostgreSQL's own background processes (WAL writer...).
+    postgres: float
+    postgres_background: float
+    #: Backends that ended meanwhile, whatever their database: a worker reconnects for every task.
+    postgres_ended: float
+    redis: float
+    this_process: float
+    #: This process's other children: the bare engine's pool.
+    children: float
+    busy: float
+    idle: float
+
+    def __sub__(self, other: CpuUse) -> CpuUse:
+        return CpuUse(*(getattr(self, f.name) - getattr(other, f.name) for f in fields(self)))
+
+    def describe(self, matches: int, seconds: float) -> str:
+        cores = os.cpu_count() or 1
+        known = sum(getattr(self, f.name) for f in fields(self) if f.name not in ("busy", "idle"))
+        per_match = {
+            "workers (Celery parents and pool processes)": self.workers,
+            "PostgreSQL backends of this database": self.postgres,
+            "PostgreSQL backends that ended (any database)": self.postgres_ended,
+            "PostgreSQL background processes": self.postgres_background,
+            "Redis": self.redis,
+            "this command (API start, polling)": self.this_process,
+            "anything else on the machine": self.busy - known,
+            "idle": self.idle,
+        }
+        return f"CPU time while the service played ({cores} cores x {seconds:.2f} s), per match:\n" + "\n".join(
+            f"  {name}: {value / matches * 1000:.1f} ms" for name, value in per_match.items()
+        )
+
+
+def _cpu_snapshot(worker_groups: set[int]) -> CpuUse | None:
+    """Cumulative CPU seconds of the workers (by process group), PostgreSQL, Redis, this process, its
+    children and the whole machine."""
+    tick = os.sysconf("SC_CLK_TCK")
+    try:
+        machine = Path("/proc/stat").read_text().splitlines()[0].split()[1:]
+    except OSError:
+        return None
+    # user nice system idle iowait irq softirq steal: idle and iowait are the idle time.
+    times = [int(value) for value in machine[:8]]
+    idle = times[3] + times[4]
+    database = f" {connection.settings_dict['NAME']} "
+    names = ("workers", "postgres", "postgres_background", "postgres_ended", "redis", "this_process", "children")
+    sums = dict.fromkeys(names, 0)
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            title = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue  # the process ended meanwhile
+        name = stat[stat.index("(") + 1 : stat.rindex(")")]
+        after_name = stat[stat.rindex(")") + 2 :].split()
+        used = int(after_name[11]) + int(after_name[12])
+        # The CPU of children that ended, which their parent has collected: a pool's old processes.
+        ended = int(after_name[13]) + int(after_name[14])
+        if int(entry.name) == os.getpid():
+            sums["this_process"] += used
+        elif int(after_name[2]) in worker_groups:
+            sums["workers"] += used + ended
+        elif int(after_name[1]) == os.getpid():
+            sums["children"] += used
+        elif name == "postgres" and database in title:
+            sums["postgres"] += used
+        elif name == "postgres" and "(" not in title:  # a client backend's title holds its host(port)
+            sums["postgres_background"] += used
+            sums["postgres_ended"] += ended  # the postmaster collects its backends
+        elif name.startswith("redis-server"):
+            sums["redis"] += used
+    return CpuUse(
+        **{key: value / tick for key, value in sums.items()}, busy=(sum(times) - idle) / tick, idle=idle / tick
+    )
