@@ -11,9 +11,10 @@ from __future__ import annotations
 import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from engine.agents import Agent
-from engine.bots import make_bot
+from engine.bots import make_bot, seat_agents
 from engine.errors import EngineError
 from engine.games import get_game, seats_for
 from engine.remote import RemoteBot
@@ -55,28 +56,22 @@ def harness_agents(
 ) -> tuple[list[Agent | None], dict[str, RemoteBot]]:
     """Agents by seat, as :func:`engine.bots.seat_agents` lays them out, and the external bots by name."""
     game = get_game(game_name)
-    seats = seats_for(game, len(specs), options)
-    parsed = game.parse_options(options, seats)
-    auto = game.auto_seats(parsed, seats)
-    names = iter(specs)
-    agents: list[Agent | None] = []
     remotes: dict[str, RemoteBot] = {}
     if not getattr(game, "DECISIONS", True):
         # Nobody is asked anything (War): start each bot file, as the server's validation does.
+        seats = seats_for(game, len(specs), options)
+        parsed = game.parse_options(options, seats)
         for seat, spec in enumerate(specs):
             bot = remote_bot(spec, game=game.NAME, players=seats, options=parsed)
             bot.start()
             remotes[f"{spec} (seat {seat})"] = bot
         return [None] * seats, remotes
-    for seat in range(seats):
-        if seat in auto:
-            agents.append(None)
-            continue
-        spec = next(names)
-        if is_external(spec):
-            bot = remote_bot(spec, game=game.NAME, players=seats, options=parsed)
-            remotes[f"{spec} (seat {seat})"] = bot
-            agents.append(bot.seated(seat, 0))
-        else:
-            agents.append(make_bot(spec, game=game.NAME, seat=seat, players=seats, options=parsed, seed=seed))
-    return agents, remotes
+
+    def placed(spec: str, seat: int, seats: int, parsed: Mapping[str, Any]) -> Agent:
+        if not is_external(spec):
+            return make_bot(spec, game=game.NAME, seat=seat, players=seats, options=parsed, seed=seed)
+        bot = remote_bot(spec, game=game.NAME, players=seats, options=parsed)
+        remotes[f"{spec} (seat {seat})"] = bot
+        return bot.seated(seat, 0)
+
+    return seat_agents(game.NAME, specs, options, seed, make=placed), remotes

@@ -9,13 +9,16 @@ validation delivered twice records the first verdict only.
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from engine.bots import make_bot
+from engine.agents import Agent
+from engine.bots import make_bot, seat_agents
 from engine.errors import EngineError
 from engine.games import get_game, seats_for
 from engine.rng import derive_seed
@@ -28,6 +31,8 @@ log = logging.getLogger(__name__)
 
 #: The opponent every validation game is played against.
 OPPONENT = "random"
+#: The version's own seat among the people's names (never a strategy's name).
+VERSION = "<the version>"
 
 
 @dataclass(frozen=True)
@@ -40,8 +45,8 @@ class Verdict:
 def validation_game(version: BotVersion) -> Verdict:
     """Play the version at seat 0 of one game against ``random``: ready if it never forfeits."""
     game = get_game(version.bot.game)
-    people = game.MIN_PLAYERS
-    seats = seats_for(game, people, {})
+    people_count = game.MIN_PLAYERS
+    seats = seats_for(game, people_count, {})
     options = game.parse_options({}, seats)
     seed = derive_seed(version.pk, "validation")
     bot = remote_bot(version, game=game.NAME, players=seats, options=options)
@@ -51,15 +56,15 @@ def validation_game(version: BotVersion) -> Verdict:
             return Verdict(False, f"{bot.failure.cause}: {bot.failure.detail}", bot.owner_log())
         if not getattr(game, "DECISIONS", True):
             return Verdict(True, f"started and answered; {game.NAME} asks bots nothing more", bot.owner_log())
-        auto = game.auto_seats(options, seats)
-        agents = [
-            bot.seated(0, 0)
-            if seat == 0
-            else None
-            if seat in auto
-            else make_bot(OPPONENT, game=game.NAME, seat=seat, players=seats, options=options, seed=seed)
-            for seat in range(seats)
-        ]
+        # The version takes the first seat; built-in opponents the others, as a match would seat them.
+        people = [VERSION, *[OPPONENT] * (people_count - 1)]
+
+        def placed(name: str, seat: int, seats: int, parsed: Mapping[str, Any]) -> Agent:
+            if name == VERSION:
+                return bot.seated(seat, 0)
+            return make_bot(name, game=game.NAME, seat=seat, players=seats, options=parsed, seed=seed)
+
+        agents = seat_agents(game.NAME, people, options, seed, make=placed)
         record = play_game(game.NAME, agents=agents, seed=seed, options=options)
     finally:
         bot.close()

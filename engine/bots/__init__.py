@@ -71,16 +71,29 @@ def make_bot(name: str, *, game: str, seat: int, players: int, options: Mapping[
     return bots[name](BotContext(game=game, seat=seat, players=players, options=options, rng=bot_rng(seed, seat)))
 
 
-def seat_agents(game_name: str, bots: Sequence[str], options: Mapping[str, object], seed: int) -> list[Agent | None]:
-    """One agent per seat: ``bots`` fill the people's seats in order, the engine's seats get None."""
+#: Makes the agent for one person's seat: (name, seat, seats at the table, parsed options).
+SeatMaker = Callable[[str, int, int, Mapping[str, Any]], Agent]
+
+
+def seat_agents(
+    game_name: str,
+    bots: Sequence[str],
+    options: Mapping[str, object],
+    seed: int,
+    make: SeatMaker | None = None,
+) -> list[Agent | None]:
+    """One agent per seat: ``bots`` fill the people's seats in order, the engine's seats get None.
+
+    Names are built-in strategies unless ``make`` reads them otherwise (a bot file, a URL).
+    """
     game = get_game(game_name)
     seats = seats_for(game, len(bots), options)
     parsed = game.parse_options(options, seats)
     auto = game.auto_seats(parsed, seats)
+
+    def builtin(name: str, seat: int, seats: int, parsed: Mapping[str, Any]) -> Agent:
+        return make_bot(name, game=game.NAME, seat=seat, players=seats, options=parsed, seed=seed)
+
+    maker = make or builtin
     names = iter(bots)
-    return [
-        None
-        if seat in auto
-        else make_bot(next(names), game=game.NAME, seat=seat, players=seats, options=parsed, seed=seed)
-        for seat in range(seats)
-    ]
+    return [None if seat in auto else maker(next(names), seat, seats, parsed) for seat in range(seats)]
