@@ -92,6 +92,9 @@ def database_from_env(default_sqlite: Path) -> dict[str, object]:
 
 
 DATABASES = {"default": database_from_env(VAR_DIR / "cardclub.sqlite3")}
+# The workers' fixed statements are prepared once per PostgreSQL connection (tournaments/services/
+# statements.py). Turn off behind a pooler that cannot keep prepared statements across transactions.
+DB_PREPARED_STATEMENTS = env_bool("DB_PREPARED_STATEMENTS", True)
 
 # Shared by every web process when CACHE_URL names Redis; one cache per process otherwise.
 CACHE_URL = env_str("CACHE_URL", "locmem://")

@@ -9,8 +9,7 @@ from collections.abc import Callable, Sequence
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.db import transaction
-from django.db.models import F
+from django.db import connection, transaction
 from django.utils import timezone
 
 from engine.agents import Agent
@@ -18,10 +17,11 @@ from engine.errors import EngineError
 from engine.games import get_game, seats_for
 from engine.match import MatchResult, play_match
 from league.models import BotVersion
-from tournaments.models import BotRun, Competition, Match, MatchParticipant
+from tournaments.models import BotRun, Competition, Entrant, Match, MatchParticipant
 from tournaments.services.match_bots import BotReport, MatchBots
 from tournaments.services.results import match_record_result
 from tournaments.services.scheduling import matches_release
+from tournaments.services.statements import sql_cursor
 
 log = logging.getLogger(__name__)
 
@@ -32,11 +32,14 @@ class NotPlayable(Exception):
 
 def match_claim(*, match_id: int) -> bool:
     """pending → running, for exactly one caller: the conditional UPDATE is the lock."""
-    now = timezone.now()
-    claimed = Match.objects.filter(id=match_id, status=Match.Status.PENDING).update(
-        status=Match.Status.RUNNING, started_at=now, heartbeat_at=now, attempts=F("attempts") + 1
-    )
-    return claimed == 1
+    now = connection.ops.adapt_datetimefield_value(timezone.now())
+    with sql_cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {Match._meta.db_table} SET status = %s, started_at = %s, heartbeat_at = %s, "
+            "attempts = attempts + 1 WHERE id = %s AND status = %s",
+            [Match.Status.RUNNING, now, now, match_id, Match.Status.PENDING],
+        )
+        return cursor.rowcount == 1
 
 
 class Heartbeat:
@@ -81,16 +84,13 @@ def match_simulate(
 ) -> MatchResult:
     """Play the match through the engine; ``reports`` receives how each external bot fared."""
     competition: Competition = match.competition
-    participants = list(match.participants.select_related("entrant__bot_version__bot").order_by("seat"))
-    versions = [_bot_version(p) for p in participants]
     game = get_game(competition.game)
-    seats = seats_for(game, len(participants), competition.options)
-    options = competition.options
     decides = getattr(game, "DECISIONS", True)
+    participants, versions = _bot_versions(match.pk, load=decides)
+    seats = seats_for(game, participants, competition.options)
+    options = competition.options
 
-    with MatchBots(
-        versions if decides else [], game=competition.game, seats=seats, options=options, heartbeat=heartbeat
-    ) as bots:
+    with MatchBots(versions, game=competition.game, seats=seats, options=options, heartbeat=heartbeat) as bots:
 
         def agents_for_game(number: int, seating: Sequence[int | None], seed: int) -> list[Agent | None]:
             heartbeat()
@@ -104,7 +104,7 @@ def match_simulate(
         try:
             return play_match(
                 competition.game,
-                participants=len(participants),
+                participants=participants,
                 agents_for_game=agents_for_game,
                 seats=seats,
                 games=competition.games_per_match,
@@ -116,11 +116,25 @@ def match_simulate(
                 reports.update(bots.reports())
 
 
-def _bot_version(participant: MatchParticipant) -> BotVersion:
-    version = participant.entrant.bot_version
-    if version is None:
-        raise NotPlayable(f"{participant.entrant.name} is a person: this match is played as a refereed game")
-    return version
+def _bot_versions(match_id: int, *, load: bool) -> tuple[int, list[BotVersion]]:
+    """How many participants there are, and their bot versions in seat order if ``load`` (War asks no bot).
+
+    Plain SQL first: a War match needs only to know that every seat is a bot.
+    """
+    with sql_cursor() as cursor:
+        cursor.execute(
+            f"SELECT e.bot_version_id, e.name FROM {MatchParticipant._meta.db_table} p "
+            f"JOIN {Entrant._meta.db_table} e ON e.id = p.entrant_id WHERE p.match_id = %s ORDER BY p.seat",
+            [match_id],
+        )
+        seats = cursor.fetchall()
+    for version_id, name in seats:
+        if version_id is None:
+            raise NotPlayable(f"{name} is a person: this match is played as a refereed game")
+    if not load:
+        return len(seats), []
+    versions = BotVersion.objects.select_related("bot").in_bulk([version_id for version_id, _ in seats])
+    return len(seats), [versions[version_id] for version_id, _ in seats]
 
 
 def bot_runs_record(*, match: Match, reports: dict[int, BotReport]) -> None:

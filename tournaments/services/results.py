@@ -9,7 +9,6 @@ from itertools import takewhile
 from typing import Any, NamedTuple
 
 from django.db import connection, transaction
-from django.db.backends.utils import CursorWrapper
 from django.utils import timezone
 
 from engine.match import GamePlayed, MatchResult
@@ -27,6 +26,7 @@ from tournaments.models import (
 from tournaments.pairing import FORMATS
 from tournaments.services.game_rows import GameEncoder, insert_games
 from tournaments.services.scheduling import next_round_release_if_done
+from tournaments.services.statements import SqlCursor, sql_cursor
 from tournaments.standings_cache import publish_results_version
 
 #: A match can be recorded from these states: claimed by a worker, or retried after an error.
@@ -61,30 +61,27 @@ def match_record_result(*, match: Match, result: MatchResult) -> Match:
     interleave, and the unique constraints on games and sets make a duplicate
     write fail rather than count twice.
 
-    The fixed statements are plain SQL: each ORM query costs a few tenths of a
+    The fixed statements are plain SQL, prepared once per connection
+    (services/statements.py): each ORM query costs a few tenths of a
     millisecond to compile, and a match runs a dozen of them.
     """
-    with transaction.atomic(), connection.cursor() as cursor:
+    with transaction.atomic(), sql_cursor() as cursor:
         competition = _lock_competition(cursor, match.competition_id)
-        locked = Match.objects.select_for_update().get(pk=match.pk)
-        if locked.status not in RECORDABLE:
-            return locked
-        cursor.execute(
-            f"SELECT id, entrant_id FROM {MatchParticipant._meta.db_table} WHERE match_id = %s ORDER BY seat",
-            [locked.pk],
-        )
-        seats = [_Seat(*row) for row in cursor.fetchall()]
+        status, seats = _lock_match(cursor, match.pk)
+        if status not in RECORDABLE:
+            match.refresh_from_db()
+            return match
         if len(seats) != len(result.ranks):
-            raise ValueError(f"match {locked.pk} has {len(seats)} participants, result has {len(result.ranks)}")
-        _create_games(competition, locked, [seat.entrant_id for seat in seats], result)
+            raise ValueError(f"match {match.pk} has {len(seats)} participants, result has {len(result.ranks)}")
+        _create_games(competition, match, [seat.entrant_id for seat in seats], result)
         match_units = _update_participants(cursor, competition, seats, result)
         _update_standings(cursor, competition, seats, match_units, result)
-        locked.status = Match.Status.DONE
-        locked.error = ""
-        locked.finished_at = timezone.now()
+        match.status = Match.Status.DONE
+        match.error = ""
+        match.finished_at = timezone.now()
         cursor.execute(
             f"UPDATE {Match._meta.db_table} SET status = %s, error = %s, finished_at = %s WHERE id = %s",
-            [locked.status, locked.error, connection.ops.adapt_datetimefield_value(locked.finished_at), locked.pk],
+            [match.status, match.error, connection.ops.adapt_datetimefield_value(match.finished_at), match.pk],
         )
         _advance_ratings(cursor, competition)
         version = competition.results_version + 1
@@ -95,21 +92,40 @@ def match_record_result(*, match: Match, result: MatchResult) -> Match:
         transaction.on_commit(lambda: publish_results_version(competition.id, version))
         _finish_if_complete(cursor, competition)
         if FORMATS[competition.format].pairs_round_by_round:
-            next_round_release_if_done(round_=locked.round)
-    return locked
+            next_round_release_if_done(round_=match.round)
+    return match
 
 
-def _lock_competition(cursor: CursorWrapper, competition_id: int) -> _Competition:
-    for_update = " FOR UPDATE" if connection.features.has_select_for_update else ""
+def _for_update(of: str = "") -> str:
+    if not connection.features.has_select_for_update:
+        return ""
+    return f" FOR UPDATE OF {of}" if of else " FOR UPDATE"
+
+
+def _lock_competition(cursor: SqlCursor, competition_id: int) -> _Competition:
     cursor.execute(
         f"SELECT id, game, format, players_per_match, status, results_version FROM {Competition._meta.db_table} "
-        f"WHERE id = %s{for_update}",
+        f"WHERE id = %s{_for_update()}",
         [competition_id],
     )
     row = cursor.fetchone()
     if row is None:
         raise Competition.DoesNotExist(f"competition {competition_id} does not exist")
     return _Competition(*row)
+
+
+def _lock_match(cursor: SqlCursor, match_id: int) -> tuple[str, list[_Seat]]:
+    """The match's status, locked until the commit, and its seats in order: one statement."""
+    cursor.execute(
+        f"SELECT m.status, p.id, p.entrant_id FROM {Match._meta.db_table} m "
+        f"LEFT JOIN {MatchParticipant._meta.db_table} p ON p.match_id = m.id "
+        f"WHERE m.id = %s ORDER BY p.seat{_for_update('m')}",
+        [match_id],
+    )
+    rows = cursor.fetchall()
+    if not rows:
+        raise Match.DoesNotExist(f"match {match_id} does not exist")
+    return rows[0][0], [_Seat(participant, entrant) for _, participant, entrant in rows if participant is not None]
 
 
 #: The games whose results are broken down into sets (1923) or rounds (Banter), stored as MatchSet rows.
@@ -158,7 +174,7 @@ def _create_sets(
 
 
 def _update_participants(
-    cursor: CursorWrapper, competition: _Competition, seats: list[_Seat], result: MatchResult
+    cursor: SqlCursor, competition: _Competition, seats: list[_Seat], result: MatchResult
 ) -> list[int]:
     """Score, rank and match points of each seat; the match points (in units) by seat."""
     per_point = units_per_point(competition.players_per_match)
@@ -180,7 +196,7 @@ _ADDED = ("played", "won", "drawn", "lost", "match_units", "games_played", "game
 
 
 def _update_standings(
-    cursor: CursorWrapper, competition: _Competition, seats: list[_Seat], match_units: list[int], result: MatchResult
+    cursor: SqlCursor, competition: _Competition, seats: list[_Seat], match_units: list[int], result: MatchResult
 ) -> None:
     """Add the match to each participant's row: one prepared UPDATE per row, each an increment.
 
@@ -236,7 +252,7 @@ def _game_sums(game: str, participants: int, games: Sequence[GamePlayed]) -> lis
     return sums
 
 
-def _advance_ratings(cursor: CursorWrapper, competition: _Competition) -> None:
+def _advance_ratings(cursor: SqlCursor, competition: _Competition) -> None:
     """Rate every recorded match not yet rated, in (round, match id) order, up to the first unrecorded one.
 
     Ratings are then a pure function of the results: the order matches finish in,
@@ -278,7 +294,7 @@ def _advance_ratings(cursor: CursorWrapper, competition: _Competition) -> None:
 _OPEN = (Match.Status.PENDING, Match.Status.RUNNING, Match.Status.ERROR)
 
 
-def _finish_if_complete(cursor: CursorWrapper, competition: _Competition) -> None:
+def _finish_if_complete(cursor: SqlCursor, competition: _Competition) -> None:
     if competition.status != Competition.Status.RUNNING:
         return
     cursor.execute(

@@ -1,0 +1,96 @@
+"""Plain SQL on the worker's path, prepared once per database connection on PostgreSQL.
+
+A match is claimed, loaded and recorded in about twenty statements, the same
+ones every time. Through Django's cursor each is sent with its values spelled
+into the text, and PostgreSQL parses and plans it again for every match: about
+a third of the database's work on a short War match. Here, on PostgreSQL, each
+statement is prepared on the connection the first time it runs and executed
+with bound values after that (workers keep their connection across tasks,
+CELERY_DB_REUSE_MAX). Elsewhere, and with DB_PREPARED_STATEMENTS off (a
+pooler that cannot keep prepared statements), Django's cursor runs them as
+they are.
+
+Statements run through :func:`sql_cursor` inside the caller's transaction,
+raise Django's database errors, and are counted by Django's query log (tests
+pin their number).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any, Protocol
+
+from django.conf import settings
+from django.db import connection
+
+
+class SqlCursor(Protocol):
+    def execute(self, sql: str, params: Sequence[Any] = ...) -> Any: ...
+
+    def executemany(self, sql: str, param_list: Iterable[Sequence[Any]]) -> Any: ...
+
+    def fetchone(self) -> Any: ...
+
+    def fetchall(self) -> list[Any]: ...
+
+    @property
+    def rowcount(self) -> int: ...
+
+
+class _PreparedCursor:
+    """psycopg's server-side binding cursor on Django's connection, with Django's error types and query log."""
+
+    def __init__(self, raw: Any) -> None:
+        self._raw = raw
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> None:
+        with connection.wrap_database_errors, _logged(sql, 1):
+            self._raw.execute(sql, params, prepare=True)
+
+    def executemany(self, sql: str, param_list: Iterable[Sequence[Any]]) -> None:
+        rows = list(param_list)
+        with connection.wrap_database_errors, _logged(sql, len(rows)):
+            # psycopg sends the rows in one pipeline and prepares a statement it runs this often.
+            self._raw.executemany(sql, rows)
+
+    def fetchone(self) -> Any:
+        return self._raw.fetchone()
+
+    def fetchall(self) -> list[Any]:
+        return list(self._raw.fetchall())
+
+    @property
+    def rowcount(self) -> int:
+        return int(self._raw.rowcount)
+
+
+@contextmanager
+def _logged(sql: str, times: int) -> Iterator[None]:
+    """Keep Django's query log (DEBUG, or a test's query count) as its own cursor would."""
+    if not connection.queries_logged:
+        yield
+        return
+    start = time.monotonic()
+    try:
+        yield
+    finally:
+        connection.queries_log.append(
+            {"sql": f"{times} times: {sql}" if times != 1 else sql, "time": f"{time.monotonic() - start:.3f}"}
+        )
+
+
+@contextmanager
+def sql_cursor() -> Iterator[SqlCursor]:
+    with connection.cursor() as django_cursor:
+        if connection.vendor != "postgresql" or not settings.DB_PREPARED_STATEMENTS:
+            yield django_cursor
+            return
+        import psycopg  # only here: SQLite installs need not have it imported
+
+        raw = psycopg.Cursor(connection.connection)
+        try:
+            yield _PreparedCursor(raw)
+        finally:
+            raw.close()
