@@ -45,6 +45,9 @@ def _template_fits() -> bool:
 
 _TEMPLATE_FITS = _template_fits()
 
+#: COPY's text format for a null.
+_NULL = "\\N"
+
 #: COPY's rows go out in chunks of this many, so a long match of big records is never one huge string.
 _CHUNK = 500
 
@@ -75,6 +78,21 @@ class GameEncoder:
         self._prefix = ""
 
     def encode(self, played: GamePlayed) -> EncodedGame:
+        return EncodedGame(*self._columns(played))
+
+    def copy_line(self, played: GamePlayed, head: str, tail: str) -> str:
+        """The row as a line of COPY's text format: ``head`` starts it (the match id), ``tail`` ends it."""
+        number, seating, seed, deal, options, record, result, winner_id = self._columns(played)
+        # Of the characters COPY's text format escapes, JSON text can hold only the backslash
+        # (it writes tabs and newlines as \t and \n); the result sits inside the record, so one
+        # look covers both. Seatings are numbers.
+        if "\\" in record:
+            record, result = _escape(record), _escape(result)
+        deal_text = _NULL if deal is None else _escape(_encode(deal))
+        winner = _NULL if winner_id is None else winner_id
+        return f"{head}{number}\t{seating}\t{seed}\t{deal_text}\t{_escape(options)}\t{record}\t{result}\t{winner}{tail}"
+
+    def _columns(self, played: GamePlayed) -> tuple[int, str, int, dict[str, Any] | None, str, str, str, int | None]:
         record = played.record
         result = record.result
         result_text = "null" if result is None else _encode(result)
@@ -84,31 +102,30 @@ class GameEncoder:
             seating = _encode([None if who is None else entrant_of[who] for who in played.seating])
             self._seatings[played.seating] = seating
         winner = None if result is None else result.get("winner")
-        who = None if winner is None else played.seating[winner]
-        return EncodedGame(
-            number=played.number,
-            seating=seating,
-            seed=record.seed,
-            deal=record.deal,
-            options=self._options_of(record),
-            record=self._record_text(record, result_text),
-            # The result column holds {} for a game without one (the record keeps its null).
-            result="{}" if not result else result_text,
-            winner_id=None if who is None else self.entrant_of[who],
-        )
-
-    def _options_of(self, record: Record) -> str:
         ruleset = self._ruleset
         if ruleset is None or not (
-            ruleset[0] == record.game and ruleset[1] == record.players and ruleset[2] == record.options
+            ruleset[2] == record.options and ruleset[0] == record.game and ruleset[1] == record.players
         ):
-            self._ruleset = (record.game, record.players, record.options)
-            self._options = _encode(record.options)
-            self._prefix = (
-                f'{{"format":{_encode(FORMAT)},"game":{_encode(record.game)},'
-                f'"players":{_encode(record.players)},"options":{self._options},"seed":'
-            )
-        return self._options
+            self._new_ruleset(record)
+        return (
+            played.number,
+            seating,
+            record.seed,
+            record.deal,
+            self._options,
+            self._record_text(record, result_text),
+            # The result column holds {} for a game without one (the record keeps its null).
+            "{}" if not result else result_text,
+            None if winner is None else self.entrant_of[played.seating[winner]],  # type: ignore[index]
+        )
+
+    def _new_ruleset(self, record: Record) -> None:
+        self._ruleset = (record.game, record.players, record.options)
+        self._options = _encode(record.options)
+        self._prefix = (
+            f'{{"format":{_encode(FORMAT)},"game":{_encode(record.game)},'
+            f'"players":{_encode(record.players)},"options":{self._options},"seed":'
+        )
 
     def _record_text(self, record: Record, result_text: str) -> str:
         if not _TEMPLATE_FITS:
@@ -116,30 +133,25 @@ class GameEncoder:
         seed = record.seed
         actions = record.actions
         forfeit = record.forfeit
-        return "".join(
-            (
-                self._prefix,
-                str(seed) if type(seed) is int else _encode(seed),
-                ',"deal":',
-                "null" if record.deal is None else _encode(record.deal),
-                ',"actions":',
-                # War never asks a seat anything: its one step is always empty.
-                "[[]]" if actions == [[]] else _encode(actions),
-                ',"forfeit":',
-                _encode(forfeit.to_json()) if forfeit else "null",
-                ',"result":',
-                result_text,
-                "}",
-            )
+        deal = record.deal
+        return (
+            f"{self._prefix}{seed if type(seed) is int else _encode(seed)}"
+            f',"deal":{"null" if deal is None else _encode(deal)}'
+            # War never asks a seat anything: its one step is always empty.
+            f',"actions":{"[[]]" if actions == [[]] else _encode(actions)}'
+            f',"forfeit":{_encode(forfeit.to_json()) if forfeit else "null"}'
+            f',"result":{result_text}}}'
         )
 
 
-def insert_games(*, match_id: int, games: Sequence[EncodedGame], return_ids: bool = False) -> dict[int, int]:
+def insert_games(
+    *, match_id: int, encoder: GameEncoder, games: Sequence[GamePlayed], return_ids: bool = False
+) -> dict[int, int]:
     """Insert the rows inside the caller's transaction; game ids by game number if asked for, else {}."""
     if not games:
         return {}
     if connection.vendor == "postgresql":
-        return _copy(match_id, games, return_ids)
+        return _copy(match_id, encoder, games, return_ids)
     created = Game.objects.bulk_create(
         Game(
             match_id=match_id,
@@ -152,41 +164,20 @@ def insert_games(*, match_id: int, games: Sequence[EncodedGame], return_ids: boo
             result=EncodedJSON(game.result),
             winner_id=game.winner_id,
         )
-        for game in games
+        for game in map(encoder.encode, games)
     )
     return {game.number: game.pk for game in created} if return_ids else {}
 
 
-def _copy(match_id: int, games: Sequence[EncodedGame], return_ids: bool) -> dict[int, int]:
-    # Every field of a line is fixed but the JSON texts, whose backslashes COPY's text format
-    # doubles; JSON never holds a raw tab or newline, the other characters it would escape.
-    tail = f"\t{timezone.now().isoformat()}\n"
+def _copy(match_id: int, encoder: GameEncoder, games: Sequence[GamePlayed], return_ids: bool) -> dict[int, int]:
     head = f"{match_id}\t"
-    lines: list[str] = []
+    tail = f"\t{timezone.now().isoformat()}\n"
+    line = encoder.copy_line
     with connection.cursor() as cursor:
         raw = cursor.cursor  # the psycopg cursor under Django's wrapper
         with raw.copy(f"COPY {Game._meta.db_table} ({', '.join(_COLUMNS)}) FROM STDIN") as copy:
-            for game in games:
-                lines.append(
-                    "\t".join(
-                        (
-                            f"{head}{game.number}",
-                            _escape(game.seating),
-                            str(game.seed),
-                            "\\N" if game.deal is None else _escape(_encode(game.deal)),
-                            _escape(game.options),
-                            _escape(game.record),
-                            _escape(game.result),
-                            "\\N" if game.winner_id is None else str(game.winner_id),
-                        )
-                    )
-                    + tail
-                )
-                if len(lines) == _CHUNK:
-                    copy.write("".join(lines))
-                    lines.clear()
-            if lines:
-                copy.write("".join(lines))
+            for start in range(0, len(games), _CHUNK):
+                copy.write("".join([line(game, head, tail) for game in games[start : start + _CHUNK]]))
         if not return_ids:
             return {}
         cursor.execute(f"SELECT number, id FROM {Game._meta.db_table} WHERE match_id = %s", [match_id])

@@ -26,7 +26,7 @@ from tournaments.models import (
 from tournaments.pairing import FORMATS
 from tournaments.services.game_rows import GameEncoder, insert_games
 from tournaments.services.scheduling import next_round_release_if_done
-from tournaments.services.statements import SqlCursor, sql_cursor
+from tournaments.services.statements import SqlCursor, pipelined, sql_cursor
 from tournaments.standings_cache import publish_results_version
 
 #: A match can be recorded from these states: claimed by a worker, or retried after an error.
@@ -74,23 +74,27 @@ def match_record_result(*, match: Match, result: MatchResult) -> Match:
         if len(seats) != len(result.ranks):
             raise ValueError(f"match {match.pk} has {len(seats)} participants, result has {len(result.ranks)}")
         _create_games(competition, match, [seat.entrant_id for seat in seats], result)
-        match_units = _update_participants(cursor, competition, seats, result)
-        _update_standings(cursor, competition, seats, match_units, result)
-        match.status = Match.Status.DONE
-        match.error = ""
-        match.finished_at = timezone.now()
-        cursor.execute(
-            f"UPDATE {Match._meta.db_table} SET status = %s, error = %s, finished_at = %s WHERE id = %s",
-            [match.status, match.error, connection.ops.adapt_datetimefield_value(match.finished_at), match.pk],
-        )
-        _advance_ratings(cursor, competition)
-        version = competition.results_version + 1
-        # The competition row is locked above, so this read-then-write cannot race.
-        cursor.execute(
-            f"UPDATE {Competition._meta.db_table} SET results_version = %s WHERE id = %s", [version, competition.id]
-        )
+        # The writes that follow need no answer: they go out together, and the round trips
+        # left are the ratings' two reads and the completeness check.
+        with pipelined():
+            match_units = _update_participants(cursor, competition, seats, result)
+            _update_standings(cursor, competition, seats, match_units, result)
+            match.status = Match.Status.DONE
+            match.error = ""
+            match.finished_at = timezone.now()
+            cursor.execute(
+                f"UPDATE {Match._meta.db_table} SET status = %s, error = %s, finished_at = %s WHERE id = %s",
+                [match.status, match.error, connection.ops.adapt_datetimefield_value(match.finished_at), match.pk],
+            )
+            version = competition.results_version + 1
+            # The competition row is locked above, so this read-then-write cannot race.
+            cursor.execute(
+                f"UPDATE {Competition._meta.db_table} SET results_version = %s WHERE id = %s",
+                [version, competition.id],
+            )
+            _advance_ratings(cursor, competition)
+            _finish_if_complete(cursor, competition)
         transaction.on_commit(lambda: publish_results_version(competition.id, version))
-        _finish_if_complete(cursor, competition)
         if FORMATS[competition.format].pairs_round_by_round:
             next_round_release_if_done(round_=match.round)
     return match
@@ -133,11 +137,9 @@ _GAMES_WITH_SETS = ("1923", "banter")
 
 
 def _create_games(competition: _Competition, match: Match, entrant_of: list[int], result: MatchResult) -> None:
-    encoder = GameEncoder(entrant_of)
-    games = [encoder.encode(played) for played in result.games]
     with_sets = competition.game in _GAMES_WITH_SETS
     # Game ids cost a read of every row just written: only sets need them.
-    ids = insert_games(match_id=match.pk, games=games, return_ids=with_sets)
+    ids = insert_games(match_id=match.pk, encoder=GameEncoder(entrant_of), games=result.games, return_ids=with_sets)
     if with_sets:
         _create_sets(competition.game, match, entrant_of, result, ids)
 

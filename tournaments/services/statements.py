@@ -12,7 +12,8 @@ they are.
 
 Statements run through :func:`sql_cursor` inside the caller's transaction,
 raise Django's database errors, and are counted by Django's query log (tests
-pin their number).
+pin their number). Inside :func:`pipelined` they are sent without waiting for
+each answer.
 """
 
 from __future__ import annotations
@@ -79,6 +80,21 @@ def _logged(sql: str, times: int) -> Iterator[None]:
         connection.queries_log.append(
             {"sql": f"{times} times: {sql}" if times != 1 else sql, "time": f"{time.monotonic() - start:.3f}"}
         )
+
+
+@contextmanager
+def pipelined() -> Iterator[None]:
+    """Statements sent inside this block go out without waiting for each answer (PostgreSQL's pipeline mode).
+
+    A fetch waits for everything sent before it, so a block costs one round trip per read it
+    makes rather than one per statement. No COPY inside: PostgreSQL refuses it in a pipeline.
+    """
+    if connection.vendor != "postgresql" or not settings.DB_PREPARED_STATEMENTS:
+        yield
+        return
+    connection.ensure_connection()
+    with connection.wrap_database_errors, connection.connection.pipeline():
+        yield
 
 
 @contextmanager

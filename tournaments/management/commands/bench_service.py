@@ -112,10 +112,7 @@ class Command(BaseCommand):
             response = client.post(f"/api/tournaments/{competition.pk}/start/")
             if response.status_code != 200:
                 raise CommandError(f"start failed: {response.status_code} {response.content[:300]!r}")
-            while True:
-                competition.refresh_from_db(fields=["status"])
-                if competition.status == Competition.Status.FINISHED:
-                    break
+            while _status(competition.pk) != Competition.Status.FINISHED:
                 time.sleep(0.02)
             seconds = time.perf_counter() - start
             # Read after the clock stops, so the detail costs the measured run nothing.
@@ -142,6 +139,13 @@ class Command(BaseCommand):
         if played != len(jobs) * competition.games_per_match:
             raise CommandError("the bare engine did not play every game")
         return seconds, None if before is None or after is None else after - before
+
+
+def _status(competition_id: int) -> str:
+    """The competition's status in one cheap statement: the benchmark's own polling is measured too."""
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT status FROM {Competition._meta.db_table} WHERE id = %s", [competition_id])
+        return str(cursor.fetchone()[0])
 
 
 def _play_matches(jobs: list[tuple[int, int, dict[str, Any]]]) -> int:
