@@ -21,7 +21,6 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from django.db import connection
-from django.utils import timezone
 
 from engine.match import GamePlayed
 from engine.record import FORMAT, Record
@@ -29,7 +28,8 @@ from tournaments.fields import EncodedJSON
 from tournaments.fields import encode_compact as _encode
 from tournaments.models import Game
 
-_COLUMNS = ("match_id", "number", "seating", "seed", "deal", "options", "record", "result", "winner_id", "recorded_at")
+#: Every column but the id and recorded_at, which the database fills in.
+_COLUMNS = ("match_id", "number", "seating", "seed", "deal", "options", "record", "result", "winner_id")
 
 #: The keys of ``Record.to_dict()`` in its order, which the template below spells out.
 _RECORD_KEYS = ("format", "game", "players", "options", "seed", "deal", "actions", "forfeit", "result")
@@ -80,8 +80,8 @@ class GameEncoder:
     def encode(self, played: GamePlayed) -> EncodedGame:
         return EncodedGame(*self._columns(played))
 
-    def copy_line(self, played: GamePlayed, head: str, tail: str) -> str:
-        """The row as a line of COPY's text format: ``head`` starts it (the match id), ``tail`` ends it."""
+    def copy_line(self, played: GamePlayed, head: str) -> str:
+        """The row as a line of COPY's text format, after ``head`` (the match id and a tab)."""
         number, seating, seed, deal, options, record, result, winner_id = self._columns(played)
         # Of the characters COPY's text format escapes, JSON text can hold only the backslash
         # (it writes tabs and newlines as \t and \n); the result sits inside the record, so one
@@ -90,7 +90,7 @@ class GameEncoder:
             record, result = _escape(record), _escape(result)
         deal_text = _NULL if deal is None else _escape(_encode(deal))
         winner = _NULL if winner_id is None else winner_id
-        return f"{head}{number}\t{seating}\t{seed}\t{deal_text}\t{_escape(options)}\t{record}\t{result}\t{winner}{tail}"
+        return f"{head}{number}\t{seating}\t{seed}\t{deal_text}\t{_escape(options)}\t{record}\t{result}\t{winner}\n"
 
     def _columns(self, played: GamePlayed) -> tuple[int, str, int, dict[str, Any] | None, str, str, str, int | None]:
         record = played.record
@@ -171,13 +171,12 @@ def insert_games(
 
 def _copy(match_id: int, encoder: GameEncoder, games: Sequence[GamePlayed], return_ids: bool) -> dict[int, int]:
     head = f"{match_id}\t"
-    tail = f"\t{timezone.now().isoformat()}\n"
     line = encoder.copy_line
     with connection.cursor() as cursor:
         raw = cursor.cursor  # the psycopg cursor under Django's wrapper
         with raw.copy(f"COPY {Game._meta.db_table} ({', '.join(_COLUMNS)}) FROM STDIN") as copy:
             for start in range(0, len(games), _CHUNK):
-                copy.write("".join([line(game, head, tail) for game in games[start : start + _CHUNK]]))
+                copy.write("".join([line(game, head) for game in games[start : start + _CHUNK]]))
         if not return_ids:
             return {}
         cursor.execute(f"SELECT number, id FROM {Game._meta.db_table} WHERE match_id = %s", [match_id])
