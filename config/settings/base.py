@@ -95,6 +95,10 @@ DATABASES = {"default": database_from_env(VAR_DIR / "cardclub.sqlite3")}
 # The workers' fixed statements are prepared once per PostgreSQL connection (tournaments/services/
 # statements.py). Turn off behind a pooler that cannot keep prepared statements across transactions.
 DB_PREPARED_STATEMENTS = env_bool("DB_PREPARED_STATEMENTS", True)
+if DB_PREPARED_STATEMENTS and DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # Django turns psycopg's preparing off on every connection. Its own cursors bind values on the
+    # client and are never prepared; this lets the workers' server-side binding cursors ask for it.
+    DATABASES["default"].setdefault("OPTIONS", {})["prepare_threshold"] = 5
 
 # Shared by every web process when CACHE_URL names Redis; one cache per process otherwise.
 CACHE_URL = env_str("CACHE_URL", "locmem://")

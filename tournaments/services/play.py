@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.db import connection, transaction
+from django.db import connection, models, transaction
 from django.utils import timezone
 
 from engine.agents import Agent
@@ -21,7 +21,7 @@ from tournaments.models import BotRun, Competition, Entrant, Match, MatchPartici
 from tournaments.services.match_bots import BotReport, MatchBots
 from tournaments.services.results import match_record_result
 from tournaments.services.scheduling import matches_release
-from tournaments.services.statements import sql_cursor
+from tournaments.services.statements import instance_from_row, sql_cursor
 
 log = logging.getLogger(__name__)
 
@@ -30,16 +30,39 @@ class NotPlayable(Exception):
     """The match cannot be played by the engine alone (a person sits at it)."""
 
 
-def match_claim(*, match_id: int) -> bool:
-    """pending → running, for exactly one caller: the conditional UPDATE is the lock."""
+def match_claim(*, match_id: int) -> Match | None:
+    """pending → running, for exactly one caller: the conditional UPDATE is the lock.
+
+    The claimed match, with its competition; None if another worker got there first.
+    """
     now = connection.ops.adapt_datetimefield_value(timezone.now())
+    claim = (
+        f"UPDATE {Match._meta.db_table} SET status = %s, started_at = %s, heartbeat_at = %s, "
+        "attempts = attempts + 1 WHERE id = %s AND status = %s"
+    )
+    values = [Match.Status.RUNNING, now, now, match_id, Match.Status.PENDING]
     with sql_cursor() as cursor:
+        if connection.vendor != "postgresql":
+            cursor.execute(claim, values)
+            return Match.objects.select_related("competition").get(pk=match_id) if cursor.rowcount == 1 else None
+        # PostgreSQL reads back what it claimed in the same statement: one round trip, no ORM query.
         cursor.execute(
-            f"UPDATE {Match._meta.db_table} SET status = %s, started_at = %s, heartbeat_at = %s, "
-            "attempts = attempts + 1 WHERE id = %s AND status = %s",
-            [Match.Status.RUNNING, now, now, match_id, Match.Status.PENDING],
+            f"WITH claimed AS ({claim} RETURNING *) SELECT {_columns('claimed', Match)}, "
+            f"{_columns('c', Competition)} FROM claimed "
+            f"JOIN {Competition._meta.db_table} c ON c.id = claimed.competition_id",
+            values,
         )
-        return cursor.rowcount == 1
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    split = len(Match._meta.concrete_fields)
+    match = instance_from_row(Match, row[:split])
+    match.competition = instance_from_row(Competition, row[split:])
+    return match
+
+
+def _columns(alias: str, model: type[models.Model]) -> str:
+    return ", ".join(f"{alias}.{field.column}" for field in model._meta.concrete_fields)
 
 
 class Heartbeat:
@@ -57,9 +80,9 @@ class Heartbeat:
 
 def match_play(*, match_id: int) -> Match | None:
     """Claim, play and record one match; None if another worker already has it."""
-    if not match_claim(match_id=match_id):
+    match = match_claim(match_id=match_id)
+    if match is None:
         return None
-    match = Match.objects.select_related("competition").get(pk=match_id)
     reports: dict[int, BotReport] = {}
     try:
         result = match_simulate(match=match, heartbeat=Heartbeat(match_id), reports=reports)

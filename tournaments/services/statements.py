@@ -21,10 +21,12 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from django.conf import settings
-from django.db import connection
+from django.db import connection, models
+
+M = TypeVar("M", bound=models.Model)
 
 
 class SqlCursor(Protocol):
@@ -110,3 +112,17 @@ def sql_cursor() -> Iterator[SqlCursor]:
             yield _PreparedCursor(raw)
         finally:
             raw.close()
+
+
+def instance_from_row(model: type[M], values: Sequence[Any]) -> M:
+    """A model instance from a row of all its concrete columns in order, converted as the ORM would.
+
+    Only fields that convert on the way out of the database (JSON documents) need it; PostgreSQL's
+    driver gives the rest as Python values already.
+    """
+    fields = model._meta.concrete_fields
+    converted = [
+        value if value is None or not hasattr(field, "from_db_value") else field.from_db_value(value, None, connection)
+        for field, value in zip(fields, values, strict=True)
+    ]
+    return model.from_db(connection.alias, [field.attname for field in fields], converted)

@@ -1,0 +1,108 @@
+"""The worker's plain SQL: prepared on PostgreSQL, Django's cursor elsewhere; Django's errors and query log."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.db import IntegrityError, connection, transaction
+from django.test.utils import CaptureQueriesContext
+
+from tests.factories import CompetitionFactory, EntrantFactory
+from tests.tournaments.helpers import started
+from tests.tournaments.test_game_rows import played
+from tournaments.models import Game, Match
+from tournaments.services.play import match_claim
+from tournaments.services.results import match_record_result
+from tournaments.services.statements import pipelined, sql_cursor
+
+pytestmark = pytest.mark.django_db
+
+postgres_only = pytest.mark.skipif(connection.vendor != "postgresql", reason="prepared statements are PostgreSQL's")
+
+
+def a_match(games: int = 3) -> Match:
+    competition = CompetitionFactory(game="war", games_per_match=games)
+    for _ in range(2):
+        EntrantFactory(competition=competition)
+    return started(competition).matches.get()
+
+
+def prepared_statements() -> set[str]:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT statement FROM pg_prepared_statements")
+        return {row[0] for row in cursor.fetchall()}
+
+
+@postgres_only
+def test_statements_are_prepared_once_on_the_connection_and_reused() -> None:
+    match = a_match()
+    sql = f"SELECT status FROM {Match._meta.db_table} WHERE id = %s"
+    for _ in range(3):
+        with sql_cursor() as cursor:
+            cursor.execute(sql, [match.pk])
+            assert cursor.fetchone() == ("pending",)
+    prepared = [text for text in prepared_statements() if f"FROM {Match._meta.db_table} WHERE id = $1" in text]
+    assert len(prepared) == 1
+
+
+@postgres_only
+def test_with_prepared_statements_off_nothing_is_prepared(settings: Any) -> None:
+    settings.DB_PREPARED_STATEMENTS = False
+    match = a_match()
+    before = prepared_statements()
+    recorded = match_record_result(match=match, result=played("war", 2, games=3))
+    assert recorded.status == Match.Status.DONE and Game.objects.filter(match=match).count() == 3
+    assert prepared_statements() == before
+
+
+def test_a_failed_statement_raises_django_s_error_and_rolls_back() -> None:
+    match = a_match()
+    with pytest.raises(IntegrityError), transaction.atomic(), sql_cursor() as cursor:
+        cursor.execute(f"UPDATE {Match._meta.db_table} SET error = %s WHERE id = %s", ["changed", match.pk])
+        cursor.execute(f"UPDATE {Match._meta.db_table} SET round_id = NULL WHERE id = %s", [match.pk])
+    match.refresh_from_db()
+    assert match.error == ""
+
+
+def test_an_error_in_a_pipeline_surfaces_at_the_next_read_and_rolls_back() -> None:
+    match = a_match()
+    with pytest.raises(IntegrityError), transaction.atomic(), sql_cursor() as cursor, pipelined():
+        cursor.execute(f"UPDATE {Match._meta.db_table} SET error = %s WHERE id = %s", ["changed", match.pk])
+        cursor.execute(f"UPDATE {Match._meta.db_table} SET round_id = NULL WHERE id = %s", [match.pk])
+        cursor.execute(f"SELECT error FROM {Match._meta.db_table} WHERE id = %s", [match.pk])
+        cursor.fetchone()
+    match.refresh_from_db()
+    assert match.error == ""
+
+
+def test_statements_are_counted_in_django_s_query_log() -> None:
+    match = a_match()
+    with CaptureQueriesContext(connection) as captured, sql_cursor() as cursor:
+        cursor.execute(f"SELECT status FROM {Match._meta.db_table} WHERE id = %s", [match.pk])
+        cursor.executemany(f"UPDATE {Match._meta.db_table} SET error = %s WHERE id = %s", [["a", match.pk]] * 3)
+    assert len(captured) == 2
+    assert captured[1]["sql"].startswith("3 times: UPDATE")
+
+
+def test_deleting_a_match_deletes_its_games_without_a_database_constraint() -> None:
+    match = a_match(games=4)
+    match_record_result(match=match, result=played("war", 2, games=4))
+    assert Game.objects.filter(match_id=match.pk).count() == 4
+    match.delete()
+    assert not Game.objects.filter(match_id=match.pk).exists()
+
+
+def test_a_claim_loads_the_match_and_competition_as_the_orm_would_once_only() -> None:
+    match = a_match()
+    claimed = match_claim(match_id=match.pk)
+    assert claimed is not None
+    loaded = Match.objects.select_related("competition").get(pk=match.pk)
+    for field in Match._meta.concrete_fields:
+        assert getattr(claimed, field.attname) == getattr(loaded, field.attname), field.name
+    for field in type(loaded.competition)._meta.concrete_fields:
+        assert getattr(claimed.competition, field.attname) == getattr(loaded.competition, field.attname), field.name
+    assert (claimed.status, claimed.attempts) == (Match.Status.RUNNING, 1)
+    assert isinstance(claimed.competition.options, dict) and claimed.competition.options
+    assert not claimed._state.adding
+    assert match_claim(match_id=match.pk) is None
