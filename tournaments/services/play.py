@@ -70,11 +70,12 @@ class Heartbeat:
 
     def __init__(self, match_id: int) -> None:
         self.match_id = match_id
-        self.last = time.monotonic()
+        self.due = time.monotonic() + settings.MATCH_HEARTBEAT_SECONDS
 
     def __call__(self) -> None:
-        if time.monotonic() - self.last >= settings.MATCH_HEARTBEAT_SECONDS:
-            self.last = time.monotonic()
+        # Called before every game and every external bot's move: only the clock is read until it is due.
+        if time.monotonic() >= self.due:
+            self.due = time.monotonic() + settings.MATCH_HEARTBEAT_SECONDS
             Match.objects.filter(pk=self.match_id, status=Match.Status.RUNNING).update(heartbeat_at=timezone.now())
 
 
