@@ -71,13 +71,17 @@ bench-api: setup
 	DATABASE_URL=$(BENCH_DB) $(PY) manage.py migrate --noinput -v 0
 	DATABASE_URL=$(BENCH_DB) CACHE_URL=redis://127.0.0.1:6379/1 $(PY) manage.py bench_api
 
-## Persisted games/s through the whole service against the bare engine (docs/performance.md).
+## Persisted games/s through the whole service against the bare engine, for matches of 500 and of
+## 1,000 War games (docs/performance.md). A fresh database each time, so runs compare.
+SERVICE_DB ?= postgres://postgres@127.0.0.1:5432/cardclub_bench_service
 bench-service: setup
-	@psql -h 127.0.0.1 -U postgres -tAc "select 1 from pg_database where datname='cardclub_bench'" | grep -q 1 \
-		|| createdb -h 127.0.0.1 -U postgres cardclub_bench
-	DATABASE_URL=$(BENCH_DB) $(PY) manage.py migrate --noinput -v 0
-	DATABASE_URL=$(BENCH_DB) CELERY_BROKER_URL=redis://127.0.0.1:6379/0 CACHE_URL=redis://127.0.0.1:6379/1 \
-		$(PY) manage.py bench_service
+	dropdb -h 127.0.0.1 -U postgres --if-exists cardclub_bench_service
+	createdb -h 127.0.0.1 -U postgres cardclub_bench_service
+	DATABASE_URL=$(SERVICE_DB) $(PY) manage.py migrate --noinput -v 0
+	DATABASE_URL=$(SERVICE_DB) CELERY_BROKER_URL=redis://127.0.0.1:6379/0 CACHE_URL=redis://127.0.0.1:6379/1 \
+		$(PY) manage.py bench_service --entrants 16 --games-per-match 500
+	DATABASE_URL=$(SERVICE_DB) CELERY_BROKER_URL=redis://127.0.0.1:6379/0 CACHE_URL=redis://127.0.0.1:6379/1 \
+		$(PY) manage.py bench_service --entrants 16 --games-per-match 1000
 
 ## Sandboxed bots: start time and per-move overhead against an in-process bot (docs/performance.md).
 bench-bots: setup
