@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from decimal import Decimal
 from fractions import Fraction
-from itertools import takewhile
 from typing import Any, NamedTuple
 
 from django.db import connection, transaction
@@ -74,8 +73,8 @@ def match_record_result(*, match: Match, result: MatchResult) -> Match:
         if len(seats) != len(result.ranks):
             raise ValueError(f"match {match.pk} has {len(seats)} participants, result has {len(result.ranks)}")
         _create_games(competition, match, [seat.entrant_id for seat in seats], result)
-        # The writes that follow need no answer: they go out together, and the round trips
-        # left are the ratings' two reads and the completeness check.
+        # The writes that follow need no answer: they go out together with the ratings' one read,
+        # in one round trip (the competition lock is held meanwhile, so each round trip counts).
         with pipelined():
             match_units = _update_participants(cursor, competition, seats, result)
             _update_standings(cursor, competition, seats, match_units, result)
@@ -92,8 +91,11 @@ def match_record_result(*, match: Match, result: MatchResult) -> Match:
                 f"UPDATE {Competition._meta.db_table} SET results_version = %s WHERE id = %s",
                 [version, competition.id],
             )
-            _advance_ratings(cursor, competition)
-            _finish_if_complete(cursor, competition)
+            complete = _advance_ratings(cursor, competition)
+        if complete and competition.status == Competition.Status.RUNNING:
+            Competition.objects.filter(pk=competition.id).update(
+                status=Competition.Status.FINISHED, finished_at=timezone.now()
+            )
         transaction.on_commit(lambda: publish_results_version(competition.id, version))
         if FORMATS[competition.format].pairs_round_by_round:
             next_round_release_if_done(round_=match.round)
@@ -254,56 +256,53 @@ def _game_sums(game: str, participants: int, games: Sequence[GamePlayed]) -> lis
     return sums
 
 
-def _advance_ratings(cursor: SqlCursor, competition: _Competition) -> None:
+def _advance_ratings(cursor: SqlCursor, competition: _Competition) -> bool:
     """Rate every recorded match not yet rated, in (round, match id) order, up to the first unrecorded one.
 
     Ratings are then a pure function of the results: the order matches finish in,
     retries and reruns cannot change them (DESIGN.md, "Ratings").
+
+    Whether no match is left to play (pending, running or in error): every such match is
+    unrated, so the same read tells. The match just recorded is unrated too, so a complete
+    competition always reads at least that one.
     """
-    cursor.execute(
-        f"SELECT m.id, m.status FROM {Match._meta.db_table} m JOIN {Round._meta.db_table} r ON r.id = m.round_id "
-        "WHERE m.competition_id = %s AND m.rated = %s AND m.status <> %s ORDER BY r.number, m.id",
-        [competition.id, False, Match.Status.CANCELLED],
-    )
-    ready = [match_id for match_id, _ in takewhile(lambda row: row[1] == Match.Status.DONE, cursor.fetchall())]
-    if not ready:
-        return
-    listed = ", ".join(["%s"] * len(ready))
-    # Each seat with its entrant's rating as it stands before these matches.
-    cursor.execute(
-        f"SELECT p.match_id, p.entrant_id, p.rank, s.mu, s.sigma FROM {MatchParticipant._meta.db_table} p "
-        f"JOIN {Standing._meta.db_table} s ON s.entrant_id = p.entrant_id "
-        f"WHERE p.match_id IN ({listed}) ORDER BY p.match_id, p.seat",
-        ready,
-    )
-    seats: dict[int, list[tuple[int, int]]] = {match_id: [] for match_id in ready}
+    done = Match.Status.DONE
+    cursor.execute(_READY_TO_RATE, [done, done, competition.id, False, Match.Status.CANCELLED])
+    rows = cursor.fetchall()
+    if not rows:
+        return False
+    seats: dict[int, list[tuple[int, int]]] = {}
     skills: dict[int, Skill] = {}
-    for match_id, entrant_id, rank, mu, sigma in cursor.fetchall():
-        seats[match_id].append((entrant_id, rank or 0))
+    for match_id, entrant_id, rank, mu, sigma, _ in rows:
+        seats.setdefault(match_id, []).append((entrant_id, rank or 0))
+        # The ratings as they stand before these matches (the same for every row of an entrant).
         skills[entrant_id] = Skill(mu, sigma)
-    for match_id in ready:
-        table = seats[match_id]
+    for table in seats.values():  # in (round, match id) order, as read
         rated = rate([skills[entrant] for entrant, _ in table], [rank for _, rank in table])
         skills.update({entrant: skill for (entrant, _), skill in zip(table, rated, strict=True)})
     cursor.executemany(
         f"UPDATE {Standing._meta.db_table} SET mu = %s, sigma = %s, ordinal = %s WHERE entrant_id = %s",
         [(skill.mu, skill.sigma, skill.ordinal, entrant) for entrant, skill in sorted(skills.items())],
     )
-    cursor.execute(f"UPDATE {Match._meta.db_table} SET rated = %s WHERE id IN ({listed})", [True, *ready])
+    listed = ", ".join(["%s"] * len(seats))
+    cursor.execute(f"UPDATE {Match._meta.db_table} SET rated = %s WHERE id IN ({listed})", [True, *seats])
+    return rows[0][5] == 0
 
 
-#: A competition is complete once none of its matches is in one of these states.
-_OPEN = (Match.Status.PENDING, Match.Status.RUNNING, Match.Status.ERROR)
-
-
-def _finish_if_complete(cursor: SqlCursor, competition: _Competition) -> None:
-    if competition.status != Competition.Status.RUNNING:
-        return
-    cursor.execute(
-        f"SELECT 1 FROM {Match._meta.db_table} WHERE competition_id = %s AND status IN (%s, %s, %s) LIMIT 1",
-        [competition.id, *_OPEN],
-    )
-    if cursor.fetchone() is None:
-        Competition.objects.filter(pk=competition.id).update(
-            status=Competition.Status.FINISHED, finished_at=timezone.now()
-        )
+#: Each seat of the matches ready to rate, with its entrant's rating, in rating order: the unrated matches
+#: up to the first one not done (``waiting`` counts the matches not done so far), and in the last column
+#: how many unrated matches are not done in all.
+_READY_TO_RATE = f"""
+SELECT q.id, p.entrant_id, p.rank, s.mu, s.sigma, q.open
+FROM (
+    SELECT m.id, r.number,
+        SUM(CASE WHEN m.status = %s THEN 0 ELSE 1 END) OVER (ORDER BY r.number, m.id) AS waiting,
+        SUM(CASE WHEN m.status = %s THEN 0 ELSE 1 END) OVER () AS open
+    FROM {Match._meta.db_table} m JOIN {Round._meta.db_table} r ON r.id = m.round_id
+    WHERE m.competition_id = %s AND m.rated = %s AND m.status <> %s
+) q
+JOIN {MatchParticipant._meta.db_table} p ON p.match_id = q.id
+JOIN {Standing._meta.db_table} s ON s.entrant_id = p.entrant_id
+WHERE q.waiting = 0
+ORDER BY q.number, q.id, p.seat
+"""
