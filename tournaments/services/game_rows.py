@@ -172,8 +172,8 @@ def insert_games(
 def _copy(match_id: int, encoder: GameEncoder, games: Sequence[GamePlayed], return_ids: bool) -> dict[int, int]:
     head = f"{match_id}\t"
     line = encoder.copy_line
-    with connection.cursor() as cursor:
-        raw = cursor.cursor  # the psycopg cursor under Django's wrapper
+    with connection.cursor() as cursor, connection.wrap_database_errors:
+        raw = cursor.cursor  # the psycopg cursor under Django's wrapper, whose errors Django's become
         with raw.copy(f"COPY {Game._meta.db_table} ({', '.join(_COLUMNS)}) FROM STDIN") as copy:
             for start in range(0, len(games), _CHUNK):
                 copy.write("".join([line(game, head) for game in games[start : start + _CHUNK]]))

@@ -7,7 +7,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any, NamedTuple
 
-from django.db import connection, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from engine.match import GamePlayed, MatchResult
@@ -37,12 +37,17 @@ def _decimal(value: Fraction) -> Decimal:
 
 
 class _Competition(NamedTuple):
-    """What recording needs of the competition row, read under its lock."""
+    """What recording needs of the competition that never changes once it has started: read without a lock."""
 
     id: int
     game: str
     format: str
     players_per_match: int
+
+
+class _Locked(NamedTuple):
+    """What recording needs of the competition that does change: read under its lock."""
+
     status: str
     results_version: int
 
@@ -52,86 +57,102 @@ class _Seat(NamedTuple):
     entrant_id: int
 
 
+class _NotRecordable(Exception):
+    """The match was recorded, cancelled or reset meanwhile: everything this recording wrote is rolled back."""
+
+
 def match_record_result(*, match: Match, result: MatchResult) -> Match:
     """Store a played match once; a second call for the same match changes nothing.
 
-    The competition row is locked first: every match of a competition records
-    under that one lock, so standings increments and the ratings cursor never
-    interleave, and the unique constraints on games and sets make a duplicate
-    write fail rather than count twice.
+    Every match of a competition records under the competition row's lock, so
+    standings increments and the ratings cursor never interleave. The lock is
+    held only for the short statements at the end: the games, most of the
+    writing, go in before it is taken. A second recording of the same match
+    then meets the first one's game rows in the unique index, waits for it, and
+    fails once it commits (caught below); one for a match cancelled or reset
+    meanwhile finds the match's conditional update matching nothing, and
+    everything it wrote is rolled back.
 
     The fixed statements are plain SQL, prepared once per connection
-    (services/statements.py): each ORM query costs a few tenths of a
-    millisecond to compile, and a match runs a dozen of them.
+    (services/statements.py), and those after the lock go out in one pipeline:
+    every round trip made under the lock is a wait for the other workers
+    recording in the same competition.
     """
-    with transaction.atomic(), sql_cursor() as cursor:
-        competition = _lock_competition(cursor, match.competition_id)
-        status, seats = _lock_match(cursor, match.pk)
-        if status not in RECORDABLE:
-            match.refresh_from_db()
-            return match
+    try:
+        return _record(match, result)
+    except _NotRecordable:
+        match.refresh_from_db()
+        return match
+    except IntegrityError:
+        match.refresh_from_db()
+        if match.status in RECORDABLE:
+            raise  # not a second recording: a real error
+        return match
+
+
+def _record(match: Match, result: MatchResult) -> Match:
+    finished_at = timezone.now()
+    with transaction.atomic(), sql_cursor() as cursor, sql_cursor() as claim:
+        competition, seats = _competition_and_seats(cursor, match.pk)
         if len(seats) != len(result.ranks):
             raise ValueError(f"match {match.pk} has {len(seats)} participants, result has {len(result.ranks)}")
         _create_games(competition, match, [seat.entrant_id for seat in seats], result)
-        # The writes that follow need no answer: they go out together with the ratings' one read,
-        # in one round trip (the competition lock is held meanwhile, so each round trip counts).
+        locked = _lock_competition(cursor, competition.id)
+        version = locked.results_version + 1
         with pipelined():
+            # The match's own lock is taken here, and a match no longer recordable matches nothing.
+            claim.execute(
+                f"UPDATE {Match._meta.db_table} SET status = %s, error = %s, finished_at = %s "
+                "WHERE id = %s AND status IN (%s, %s, %s) RETURNING id",
+                [Match.Status.DONE, "", connection.ops.adapt_datetimefield_value(finished_at), match.pk, *RECORDABLE],
+            )
             match_units = _update_participants(cursor, competition, seats, result)
             _update_standings(cursor, competition, seats, match_units, result)
-            match.status = Match.Status.DONE
-            match.error = ""
-            match.finished_at = timezone.now()
-            cursor.execute(
-                f"UPDATE {Match._meta.db_table} SET status = %s, error = %s, finished_at = %s WHERE id = %s",
-                [match.status, match.error, connection.ops.adapt_datetimefield_value(match.finished_at), match.pk],
-            )
-            version = competition.results_version + 1
-            # The competition row is locked above, so this read-then-write cannot race.
+            # The competition row is locked, so this read-then-write cannot race.
             cursor.execute(
                 f"UPDATE {Competition._meta.db_table} SET results_version = %s WHERE id = %s",
                 [version, competition.id],
             )
             complete = _advance_ratings(cursor, competition)
-        if complete and competition.status == Competition.Status.RUNNING:
+            # Answered by now: the ratings' read waited for everything sent before it.
+            if claim.fetchone() is None:
+                raise _NotRecordable
+        if complete and locked.status == Competition.Status.RUNNING:
             Competition.objects.filter(pk=competition.id).update(
                 status=Competition.Status.FINISHED, finished_at=timezone.now()
             )
         transaction.on_commit(lambda: publish_results_version(competition.id, version))
         if FORMATS[competition.format].pairs_round_by_round:
             next_round_release_if_done(round_=match.round)
+    match.status, match.error, match.finished_at = Match.Status.DONE, "", finished_at
     return match
 
 
-def _for_update(of: str = "") -> str:
-    if not connection.features.has_select_for_update:
-        return ""
-    return f" FOR UPDATE OF {of}" if of else " FOR UPDATE"
+def _for_update() -> str:
+    return " FOR UPDATE" if connection.features.has_select_for_update else ""
 
 
-def _lock_competition(cursor: SqlCursor, competition_id: int) -> _Competition:
+def _competition_and_seats(cursor: SqlCursor, match_id: int) -> tuple[_Competition, list[_Seat]]:
+    """The competition's fixed fields and the match's seats in order; neither changes once the match exists."""
     cursor.execute(
-        f"SELECT id, game, format, players_per_match, status, results_version FROM {Competition._meta.db_table} "
-        f"WHERE id = %s{_for_update()}",
-        [competition_id],
-    )
-    row = cursor.fetchone()
-    if row is None:
-        raise Competition.DoesNotExist(f"competition {competition_id} does not exist")
-    return _Competition(*row)
-
-
-def _lock_match(cursor: SqlCursor, match_id: int) -> tuple[str, list[_Seat]]:
-    """The match's status, locked until the commit, and its seats in order: one statement."""
-    cursor.execute(
-        f"SELECT m.status, p.id, p.entrant_id FROM {Match._meta.db_table} m "
-        f"LEFT JOIN {MatchParticipant._meta.db_table} p ON p.match_id = m.id "
-        f"WHERE m.id = %s ORDER BY p.seat{_for_update('m')}",
+        f"SELECT c.id, c.game, c.format, c.players_per_match, p.id, p.entrant_id FROM {Match._meta.db_table} m "
+        f"JOIN {Competition._meta.db_table} c ON c.id = m.competition_id "
+        f"LEFT JOIN {MatchParticipant._meta.db_table} p ON p.match_id = m.id WHERE m.id = %s ORDER BY p.seat",
         [match_id],
     )
     rows = cursor.fetchall()
     if not rows:
         raise Match.DoesNotExist(f"match {match_id} does not exist")
-    return rows[0][0], [_Seat(participant, entrant) for _, participant, entrant in rows if participant is not None]
+    competition = _Competition(*rows[0][:4])
+    return competition, [_Seat(participant, entrant) for *_, participant, entrant in rows if participant is not None]
+
+
+def _lock_competition(cursor: SqlCursor, competition_id: int) -> _Locked:
+    cursor.execute(
+        f"SELECT status, results_version FROM {Competition._meta.db_table} WHERE id = %s{_for_update()}",
+        [competition_id],
+    )
+    return _Locked(*cursor.fetchone())
 
 
 #: The games whose results are broken down into sets (1923) or rounds (Banter), stored as MatchSet rows.
