@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
@@ -118,6 +120,35 @@ def test_recording_a_match_twice_changes_nothing() -> None:
     match_record_result(match=match, result=result)
     assert list(Standing.objects.values()) == before
     assert Game.objects.count() == 1
+
+
+def test_recording_a_match_cancelled_meanwhile_writes_nothing() -> None:
+    competition = CompetitionFactory(games_per_match=3)
+    for _ in range(2):
+        EntrantFactory(competition=competition)
+    competition_start(competition=competition)
+    match = competition.matches.get()
+    result = match_simulate(match=match)
+    competition_cancel(competition=competition)
+    before = list(Standing.objects.values())
+    recorded = match_record_result(match=match, result=result)
+    assert recorded.status == Match.Status.CANCELLED
+    assert Game.objects.count() == 0 and list(Standing.objects.values()) == before
+
+
+def test_a_broken_result_is_an_error_not_taken_for_a_second_recording() -> None:
+    competition = CompetitionFactory(games_per_match=2)
+    for _ in range(2):
+        EntrantFactory(competition=competition)
+    competition_start(competition=competition)
+    match = competition.matches.get()
+    result = match_simulate(match=match)
+    twice = dataclasses.replace(result, games=(result.games[0], result.games[0]))  # game 0 twice
+    with pytest.raises(IntegrityError):
+        match_record_result(match=match, result=twice)
+    match.refresh_from_db()
+    assert match.status == Match.Status.PENDING and Game.objects.count() == 0
+    assert match_record_result(match=match, result=result).status == Match.Status.DONE
 
 
 def test_a_claimed_match_is_not_played_by_a_second_caller() -> None:
