@@ -4,7 +4,9 @@ DESIGN.md, "Benchmarks": a War round robin is created and started through the
 API, played by 2 real worker processes over Redis, and recorded in PostgreSQL
 (games, standings, ratings). The same matches, with the same seeds, are then
 played by the bare engine in 2 processes on the same machine. The ratio of the
-two rates is what the service costs.
+two rates is what the service costs. Each run uses a new competition; the
+median ratio of the runs is the figure, since one run can swing by a few
+hundredths with how the two workers' matches happen to interleave.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import math
 import multiprocessing
 import os
+import statistics
 import time
 import uuid
 from dataclasses import dataclass, fields
@@ -39,25 +42,40 @@ class Command(BaseCommand):
         parser.add_argument("--entrants", type=int, default=16)
         parser.add_argument("--games-per-match", type=int, default=500)
         parser.add_argument("--workers", type=int, default=2)
+        parser.add_argument("--runs", type=int, default=3, help="runs of both sides; the median ratio is the figure")
 
     def handle(self, *args: Any, **options: Any) -> None:
         if connection.vendor != "postgresql" or not settings.CELERY_BROKER_URL.startswith("redis://"):
             raise CommandError("bench_service needs DATABASE_URL=postgres://... and CELERY_BROKER_URL=redis://...")
-        competition = self._competition(options["entrants"], options["games_per_match"])
-        matches = options["entrants"] * (options["entrants"] - 1) // 2
-        games = matches * options["games_per_match"]
-        service_seconds, cpu = self._run_service(competition, options["workers"])
+        entrants, games_per_match = options["entrants"], options["games_per_match"]
+        workers, runs = options["workers"], options["runs"]
+        if entrants < 2 or not 1 <= games_per_match <= 1000 or workers < 1 or runs < 1:
+            raise CommandError("--entrants 2 or more, --games-per-match 1 to 1000, --workers and --runs 1 or more")
+        matches = entrants * (entrants - 1) // 2
+        games = matches * games_per_match
+        self.stdout.write(
+            f"War round robin: {entrants} entrants, {matches} matches x {games_per_match} games = {games:,} games, "
+            f"{runs} run(s)"
+        )
+        ratios = [self._run(entrants, games_per_match, workers, matches, games) for _ in range(runs)]
+        self.stdout.write(
+            f"ratio over {runs} run(s): median {statistics.median(ratios):.2f} "
+            f"(runs: {', '.join(f'{ratio:.2f}' for ratio in ratios)})"
+        )
+
+    def _run(self, entrants: int, games_per_match: int, workers: int, matches: int, games: int) -> float:
+        """One run of both sides on a new competition; its ratio."""
+        competition = self._competition(entrants, games_per_match)
+        service_seconds, cpu = self._run_service(competition, workers)
         stored = Game.objects.filter(match__competition=competition).count()
         if stored != games:
             raise CommandError(f"expected {games} recorded games, found {stored}")
-        engine_seconds, engine_cpu = self._run_engine(competition, options["workers"])
+        engine_seconds, engine_cpu = self._run_engine(competition, workers)
         service_rate, engine_rate = games / service_seconds, games / engine_seconds
         self.stdout.write(
-            f"War round robin: {options['entrants']} entrants, {matches} matches x {options['games_per_match']} games "
-            f"= {games:,} games\n"
-            f"service ({options['workers']} workers, PostgreSQL, Redis; API start to finished): "
+            f"service ({workers} workers, PostgreSQL, Redis; API start to finished): "
             f"{service_seconds:.2f} s = {service_rate:,.0f} persisted games/s\n"
-            f"bare engine ({options['workers']} processes, same games and seeds): "
+            f"bare engine ({workers} processes, same games and seeds): "
             f"{engine_seconds:.2f} s = {engine_rate:,.0f} games/s\n"
             f"ratio: {service_rate / engine_rate:.2f}"
         )
@@ -71,6 +89,7 @@ class Command(BaseCommand):
                 f"{(engine_cpu.busy - engine_cpu.children - engine_cpu.this_process) / matches * 1000:.1f} ms, "
                 f"idle {engine_cpu.idle / matches * 1000:.1f} ms"
             )
+        return service_rate / engine_rate
 
     def _competition(self, entrants: int, games_per_match: int) -> Competition:
         organiser = Player.objects.filter(user__username="bench").first() or player_create(username="bench")
