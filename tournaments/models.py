@@ -164,10 +164,10 @@ class Game(models.Model):
     # No index of its own: the (match, number) unique index serves every lookup by match, and
     # each index is paid for on every one of the many game rows written.
     # No database constraint either: PostgreSQL checked it with a lookup and a key-share lock of the
-    # match row for every game row at commit, which cost as much as writing the row. The recording
-    # service writes a match's games while it holds that match row locked FOR UPDATE, so the match
-    # exists and cannot go away before the commit; deleting a match through the ORM still deletes
-    # its games first (CASCADE is Django's, not the database's).
+    # match row for every game row at commit, which cost as much as writing the row. Games are
+    # written only by the recording service, for the match it is recording, and nothing in the
+    # service deletes a match (results are history: the admin site and the API refuse); deleting
+    # one through the ORM still deletes its games first (CASCADE is Django's, not the database's).
     match = models.ForeignKey(
         Match, on_delete=models.CASCADE, related_name="games", db_index=False, db_constraint=False
     )

@@ -8,6 +8,7 @@ from typing import Any
 from engine.match import GamePlayed, MatchResult
 from engine.record import Record
 from engine.result import ranks_from_keys, score_rates
+from tests.factories import CompetitionFactory, EntrantFactory
 from tournaments.models import Competition, Entrant, Match
 from tournaments.services.competitions import competition_start
 
@@ -51,3 +52,11 @@ def seats_of(match: Match) -> list[int]:
 
 def started(competition: Competition) -> Competition:
     return competition_start(competition=competition)
+
+
+def two_bot_match(games_per_match: int = 1) -> Match:
+    """The one match of a started War competition between two bots, still pending."""
+    competition = CompetitionFactory(game="war", games_per_match=games_per_match)
+    for _ in range(2):
+        EntrantFactory(competition=competition)
+    return started(competition).matches.get()

@@ -19,6 +19,7 @@ from tests.factories import (
     EntrantFactory,
     PlayerFactory,
 )
+from tests.tournaments.helpers import two_bot_match
 from tournaments.models import Competition, Game, Match, MatchParticipant, Standing
 from tournaments.selectors import competition_standings
 from tournaments.services.competitions import (
@@ -123,13 +124,9 @@ def test_recording_a_match_twice_changes_nothing() -> None:
 
 
 def test_recording_a_match_cancelled_meanwhile_writes_nothing() -> None:
-    competition = CompetitionFactory(games_per_match=3)
-    for _ in range(2):
-        EntrantFactory(competition=competition)
-    competition_start(competition=competition)
-    match = competition.matches.get()
+    match = two_bot_match(3)
     result = match_simulate(match=match)
-    competition_cancel(competition=competition)
+    competition_cancel(competition=match.competition)
     before = list(Standing.objects.values())
     recorded = match_record_result(match=match, result=result)
     assert recorded.status == Match.Status.CANCELLED
@@ -137,11 +134,7 @@ def test_recording_a_match_cancelled_meanwhile_writes_nothing() -> None:
 
 
 def test_a_broken_result_is_an_error_not_taken_for_a_second_recording() -> None:
-    competition = CompetitionFactory(games_per_match=2)
-    for _ in range(2):
-        EntrantFactory(competition=competition)
-    competition_start(competition=competition)
-    match = competition.matches.get()
+    match = two_bot_match(2)
     result = match_simulate(match=match)
     twice = dataclasses.replace(result, games=(result.games[0], result.games[0]))  # game 0 twice
     with pytest.raises(IntegrityError):

@@ -8,8 +8,7 @@ import pytest
 from django.db import IntegrityError, connection, transaction
 from django.test.utils import CaptureQueriesContext
 
-from tests.factories import CompetitionFactory, EntrantFactory
-from tests.tournaments.helpers import started
+from tests.tournaments.helpers import two_bot_match
 from tests.tournaments.test_game_rows import played
 from tournaments.models import Game, Match
 from tournaments.services.play import match_claim
@@ -21,13 +20,6 @@ pytestmark = pytest.mark.django_db
 postgres_only = pytest.mark.skipif(connection.vendor != "postgresql", reason="prepared statements are PostgreSQL's")
 
 
-def a_match(games: int = 3) -> Match:
-    competition = CompetitionFactory(game="war", games_per_match=games)
-    for _ in range(2):
-        EntrantFactory(competition=competition)
-    return started(competition).matches.get()
-
-
 def prepared_statements() -> set[str]:
     with connection.cursor() as cursor:
         cursor.execute("SELECT statement FROM pg_prepared_statements")
@@ -36,7 +28,7 @@ def prepared_statements() -> set[str]:
 
 @postgres_only
 def test_statements_are_prepared_once_on_the_connection_and_reused() -> None:
-    match = a_match()
+    match = two_bot_match(3)
     sql = f"SELECT status FROM {Match._meta.db_table} WHERE id = %s"
     for _ in range(3):
         with sql_cursor() as cursor:
@@ -49,7 +41,7 @@ def test_statements_are_prepared_once_on_the_connection_and_reused() -> None:
 @postgres_only
 def test_with_prepared_statements_off_nothing_is_prepared(settings: Any) -> None:
     settings.DB_PREPARED_STATEMENTS = False
-    match = a_match()
+    match = two_bot_match(3)
     before = prepared_statements()
     recorded = match_record_result(match=match, result=played("war", 2, games=3))
     assert recorded.status == Match.Status.DONE and Game.objects.filter(match=match).count() == 3
@@ -57,7 +49,7 @@ def test_with_prepared_statements_off_nothing_is_prepared(settings: Any) -> None
 
 
 def test_a_failed_statement_raises_django_s_error_and_rolls_back() -> None:
-    match = a_match()
+    match = two_bot_match(3)
     with pytest.raises(IntegrityError), transaction.atomic(), sql_cursor() as cursor:
         cursor.execute(f"UPDATE {Match._meta.db_table} SET error = %s WHERE id = %s", ["changed", match.pk])
         cursor.execute(f"UPDATE {Match._meta.db_table} SET round_id = NULL WHERE id = %s", [match.pk])
@@ -66,7 +58,7 @@ def test_a_failed_statement_raises_django_s_error_and_rolls_back() -> None:
 
 
 def test_an_error_in_a_pipeline_surfaces_at_the_next_read_and_rolls_back() -> None:
-    match = a_match()
+    match = two_bot_match(3)
     with pytest.raises(IntegrityError), transaction.atomic(), sql_cursor() as cursor, pipelined():
         cursor.execute(f"UPDATE {Match._meta.db_table} SET error = %s WHERE id = %s", ["changed", match.pk])
         cursor.execute(f"UPDATE {Match._meta.db_table} SET round_id = NULL WHERE id = %s", [match.pk])
@@ -77,7 +69,7 @@ def test_an_error_in_a_pipeline_surfaces_at_the_next_read_and_rolls_back() -> No
 
 
 def test_statements_are_counted_in_django_s_query_log() -> None:
-    match = a_match()
+    match = two_bot_match(3)
     with CaptureQueriesContext(connection) as captured, sql_cursor() as cursor:
         cursor.execute(f"SELECT status FROM {Match._meta.db_table} WHERE id = %s", [match.pk])
         cursor.executemany(f"UPDATE {Match._meta.db_table} SET error = %s WHERE id = %s", [["a", match.pk]] * 3)
@@ -86,7 +78,7 @@ def test_statements_are_counted_in_django_s_query_log() -> None:
 
 
 def test_deleting_a_match_deletes_its_games_without_a_database_constraint() -> None:
-    match = a_match(games=4)
+    match = two_bot_match(4)
     match_record_result(match=match, result=played("war", 2, games=4))
     assert Game.objects.filter(match_id=match.pk).count() == 4
     match.delete()
@@ -94,7 +86,7 @@ def test_deleting_a_match_deletes_its_games_without_a_database_constraint() -> N
 
 
 def test_a_claim_loads_the_match_and_competition_as_the_orm_would_once_only() -> None:
-    match = a_match()
+    match = two_bot_match(3)
     claimed = match_claim(match_id=match.pk)
     assert claimed is not None
     loaded = Match.objects.select_related("competition").get(pk=match.pk)

@@ -152,7 +152,10 @@ def _lock_competition(cursor: SqlCursor, competition_id: int) -> _Locked:
         f"SELECT status, results_version FROM {Competition._meta.db_table} WHERE id = %s{_for_update()}",
         [competition_id],
     )
-    return _Locked(*cursor.fetchone())
+    row = cursor.fetchone()
+    if row is None:
+        raise Competition.DoesNotExist(f"competition {competition_id} does not exist")
+    return _Locked(*row)
 
 
 #: The games whose results are broken down into sets (1923) or rounds (Banter), stored as MatchSet rows.

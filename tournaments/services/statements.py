@@ -1,6 +1,6 @@
 """Plain SQL on the worker's path, prepared once per database connection on PostgreSQL.
 
-A match is claimed, loaded and recorded in about fifteen statements, the same
+A match is claimed, loaded and recorded in about a dozen statements, the same
 ones every time. Through Django's cursor each is sent with its values spelled
 into the text, and PostgreSQL parses and plans it again for every match.
 Here, on PostgreSQL, each statement is prepared on the connection the first
