@@ -40,13 +40,6 @@ def _replace_broken_connections(task: object = None, **_: object) -> None:
 
 @worker_process_init.connect
 def _freeze_startup_objects(**_: object) -> None:
-    """EXPERIMENT"""
-    gc.collect()
-    gc.freeze()
-
-
-@worker_process_init.connect
-def _freeze_startup_objects(**_: object) -> None:
     """Move what the pool process inherited (Django, the app, the engine) out of the collector's reach.
 
     Those objects live as long as the process; without this, every full collection that a

@@ -193,8 +193,8 @@ class Game(models.Model):
         db_index=False,
         db_constraint=False,
     )
-    #: Filled in by the database (the recording transaction's time): a timestamp sent with each of
-    #: thousands of rows is parsed once per row.
+    #: Filled in by the database (the time of the statement that wrote the row): a timestamp sent
+    #: with each of thousands of rows is parsed once per row.
     recorded_at = models.DateTimeField(db_default=Now())
 
     class Meta:

@@ -28,7 +28,13 @@ from tournaments.services.competitions import (
     competition_start,
     entrant_join,
 )
-from tournaments.services.play import competition_play_pending, match_play, match_simulate
+from tournaments.services.play import (
+    competition_play_pending,
+    match_claim,
+    match_mark_error,
+    match_play,
+    match_simulate,
+)
 from tournaments.services.results import match_record_result
 
 pytestmark = pytest.mark.django_db
@@ -142,6 +148,20 @@ def test_a_broken_result_is_an_error_not_taken_for_a_second_recording() -> None:
     match.refresh_from_db()
     assert match.status == Match.Status.PENDING and Game.objects.count() == 0
     assert match_record_result(match=match, result=result).status == Match.Status.DONE
+
+
+def test_a_worker_whose_match_was_taken_over_and_recorded_does_not_put_it_in_error() -> None:
+    match = two_bot_match(2)
+    first = match_claim(match_id=match.pk)
+    assert first is not None
+    # The reaper gave the match to another worker, which recorded it; then the first one fails.
+    Match.objects.filter(pk=match.pk).update(status=Match.Status.PENDING)
+    second = match_claim(match_id=match.pk)
+    assert second is not None and second.attempts == 2
+    match_record_result(match=second, result=match_simulate(match=second))
+    after = match_mark_error(match=first, error="the match took longer than 840 s")
+    assert (after.status, after.error) == (Match.Status.DONE, "")
+    assert match_mark_error(match=second, error="boom").status == Match.Status.DONE
 
 
 def test_a_claimed_match_is_not_played_by_a_second_caller() -> None:

@@ -1,4 +1,9 @@
-"""Creating, entering, starting and cancelling competitions."""
+"""Creating, entering, starting and cancelling competitions.
+
+Each change locks the competition row FOR NO KEY UPDATE, as recording does
+(services/results.py, ``_lock_clause``): they all wait for one another, but not
+for the foreign-key checks of other transactions' match rows.
+"""
 
 from __future__ import annotations
 
@@ -95,7 +100,7 @@ def entrant_join(
         raise ValidationError({"entrant": "give exactly one of a bot version or a player"})
     with transaction.atomic():
         # Lock the competition so two joins cannot both take the last place.
-        locked = Competition.objects.select_for_update().get(pk=competition.pk)
+        locked = Competition.objects.select_for_update(no_key=True).get(pk=competition.pk)
         if locked.status != Competition.Status.OPEN:
             raise ValidationError({"competition": f"entries are closed: the competition is {locked.status}"})
         if locked.max_entrants is not None and locked.entrants.count() >= locked.max_entrants:
@@ -124,7 +129,7 @@ def _check_bot_version(competition: Competition, version: BotVersion) -> None:
 def competition_start(*, competition: Competition) -> Competition:
     """Close entries, build every round of the schedule and open a standings row per entrant."""
     with transaction.atomic():
-        locked = Competition.objects.select_for_update().get(pk=competition.pk)
+        locked = Competition.objects.select_for_update(no_key=True).get(pk=competition.pk)
         if locked.status != Competition.Status.OPEN:
             raise ValidationError({"competition": f"only an open competition can start; this one is {locked.status}"})
         entrants = list(locked.entrants.order_by("id").values_list("id", flat=True))
@@ -173,7 +178,7 @@ def _create_schedule(competition: Competition, schedule: list[list[tuple[int, ..
 def competition_cancel(*, competition: Competition) -> Competition:
     """Stop a competition: its pending matches are cancelled; recorded results stay."""
     with transaction.atomic():
-        locked = Competition.objects.select_for_update().get(pk=competition.pk)
+        locked = Competition.objects.select_for_update(no_key=True).get(pk=competition.pk)
         if locked.status in (Competition.Status.FINISHED, Competition.Status.CANCELLED):
             raise ValidationError({"competition": f"the competition is already {locked.status}"})
         locked.matches.filter(status__in=[Match.Status.PENDING, Match.Status.ERROR]).update(
@@ -204,7 +209,7 @@ def competition_update(
 ) -> Competition:
     """Rename a competition at any time; its rules and size only while entries are open."""
     with transaction.atomic():
-        locked = Competition.objects.select_for_update().get(pk=competition.pk)
+        locked = Competition.objects.select_for_update(no_key=True).get(pk=competition.pk)
         changed: list[str] = []
         rules_changed = {
             "options": options is not None,
@@ -256,7 +261,7 @@ def entrant_withdraw(*, entrant: Entrant) -> None:
     """An entrant leaves (or is removed) before the start; afterwards the schedule names it."""
     with transaction.atomic():
         # The same lock as joining and starting, so a start cannot schedule an entrant that is leaving.
-        locked = Competition.objects.select_for_update().get(pk=entrant.competition_id)
+        locked = Competition.objects.select_for_update(no_key=True).get(pk=entrant.competition_id)
         if locked.status != Competition.Status.OPEN:
             raise ValidationError(
                 {"competition": f"entrants can leave only before the start; the competition is {locked.status}"}

@@ -182,8 +182,18 @@ def bot_runs_record(*, match: Match, reports: dict[int, BotReport]) -> None:
 
 
 def match_mark_error(*, match: Match, error: str) -> Match:
-    log.warning("match %s failed: %s", match.pk, error)
-    Match.objects.filter(pk=match.pk).update(status=Match.Status.ERROR, error=error[:4000], finished_at=timezone.now())
+    """Put this worker's claim of the match in error, with the cause.
+
+    Only this claim (running, with the attempt number it was claimed at): if the reaper gave the
+    match to another worker meanwhile, which may have recorded it, that outcome stands.
+    """
+    marked = Match.objects.filter(pk=match.pk, status=Match.Status.RUNNING, attempts=match.attempts).update(
+        status=Match.Status.ERROR, error=error[:4000], finished_at=timezone.now()
+    )
+    if marked:
+        log.warning("match %s failed: %s", match.pk, error)
+    else:
+        log.warning("match %s failed after another worker took it over; its outcome stands: %s", match.pk, error)
     match.refresh_from_db()
     return match
 

@@ -64,6 +64,8 @@ class _NotRecordable(Exception):
 def match_record_result(*, match: Match, result: MatchResult) -> Match:
     """Store a played match once; a second call for the same match changes nothing.
 
+    Returns ``match`` with its status, error and finish time as they now stand.
+
     Every match of a competition records under the competition row's lock, so
     standings increments and the ratings cursor never interleave. The lock is
     held only for the short statements at the end: the games, most of the
@@ -128,7 +130,17 @@ def _record(match: Match, result: MatchResult) -> Match:
     return match
 
 
-def _for_update() -> str:
+def _lock_clause() -> str:
+    """The competition's row lock: it serializes recordings of the competition, and cancel and start
+    (which lock it FOR UPDATE) with them.
+
+    NO KEY UPDATE where the database has it, so that it does not block the foreign-key checks
+    (KEY SHARE) that another transaction's update of one of the competition's matches makes at
+    commit: the reaper and a retry update a match they then re-send, and a recorder holding the
+    competition while it waits for that match row would otherwise deadlock with them.
+    """
+    if connection.features.has_select_for_no_key_update:
+        return " FOR NO KEY UPDATE"
     return " FOR UPDATE" if connection.features.has_select_for_update else ""
 
 
@@ -149,7 +161,7 @@ def _competition_and_seats(cursor: SqlCursor, match_id: int) -> tuple[_Competiti
 
 def _lock_competition(cursor: SqlCursor, competition_id: int) -> _Locked:
     cursor.execute(
-        f"SELECT status, results_version FROM {Competition._meta.db_table} WHERE id = %s{_for_update()}",
+        f"SELECT status, results_version FROM {Competition._meta.db_table} WHERE id = %s{_lock_clause()}",
         [competition_id],
     )
     row = cursor.fetchone()
