@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-import threading
-import time
 from typing import Any
 
 import pytest
 from django.db import IntegrityError, connection, transaction
 from django.test.utils import CaptureQueriesContext
-from django.utils import timezone
 
 from tests.tournaments.helpers import two_bot_match
 from tests.tournaments.test_game_rows import played
 from tournaments.models import Game, Match
-from tournaments.services import results
 from tournaments.services.play import match_claim
 from tournaments.services.results import match_record_result
 from tournaments.services.statements import pipelined, sql_cursor
@@ -102,58 +98,3 @@ def test_a_claim_loads_the_match_and_competition_as_the_orm_would_once_only() ->
     assert isinstance(claimed.competition.options, dict) and claimed.competition.options
     assert not claimed._state.adding
     assert match_claim(match_id=match.pk) is None
-
-
-@postgres_only
-@pytest.mark.django_db(transaction=True)
-def test_a_recorder_holding_the_competition_does_not_deadlock_with_a_retry_committing(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    # A retry (or the reaper) updates a match twice in one transaction, so PostgreSQL checks the
-    # match's foreign keys at its commit, with a key-share lock of the competition row; meanwhile
-    # a recorder holds the competition and waits for that match row.
-    monkeypatch.setattr("tournaments.services.scheduling._send", lambda ids: None)
-    match = two_bot_match(3)
-    Match.objects.filter(pk=match.pk).update(status=Match.Status.ERROR)
-    result = played("war", 2, games=3)
-    retry_holds_the_match, recorder_holds_the_competition = threading.Event(), threading.Event()
-    errors: list[BaseException] = []
-    lock_competition = results._lock_competition
-
-    def locked_then_signalled(*args: Any) -> Any:
-        locked = lock_competition(*args)
-        recorder_holds_the_competition.set()
-        return locked
-
-    monkeypatch.setattr(results, "_lock_competition", locked_then_signalled)
-
-    def retry() -> None:
-        try:
-            with transaction.atomic():
-                Match.objects.filter(pk=match.pk).update(status=Match.Status.PENDING, error="")
-                Match.objects.filter(pk=match.pk).update(queued_at=timezone.now())
-                retry_holds_the_match.set()
-                assert recorder_holds_the_competition.wait(10)
-                time.sleep(0.3)  # the recorder now waits for this transaction's match row
-        except BaseException as exc:
-            errors.append(exc)
-        finally:
-            connection.close()
-
-    def record() -> None:
-        try:
-            assert retry_holds_the_match.wait(10)
-            match_record_result(match=Match.objects.get(pk=match.pk), result=result)
-        except BaseException as exc:
-            errors.append(exc)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=retry), threading.Thread(target=record)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(30)
-    assert errors == []
-    match.refresh_from_db()
-    assert match.status == Match.Status.DONE and Game.objects.filter(match=match).count() == 3

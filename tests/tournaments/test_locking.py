@@ -1,0 +1,107 @@
+"""Competition row locks against match updates committed meanwhile: waits, never deadlocks (PostgreSQL)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from django.db import connection, transaction
+from django.utils import timezone
+
+from tests.tournaments.helpers import two_bot_match
+from tests.tournaments.test_game_rows import played
+from tournaments.models import Competition, Game, Match
+from tournaments.services import results
+from tournaments.services.competitions import competition_cancel
+from tournaments.services.results import match_record_result
+
+pytestmark = [
+    pytest.mark.skipif(connection.vendor != "postgresql", reason="row locks are PostgreSQL's"),
+    pytest.mark.django_db(transaction=True),
+]
+
+
+def race_a_retry(match: Match, locker: Callable[[], Any], locker_holds_the_competition: threading.Event) -> None:
+    """Run ``locker`` while a retry of ``match`` holds the match row, and let the retry commit meanwhile.
+
+    A retry (or the reaper) updates a match twice in one transaction, so PostgreSQL checks the
+    match's foreign keys at its commit, with a key-share lock of the competition row; ``locker``
+    holds the competition and waits for that match row. Both must finish.
+    """
+    retry_holds_the_match = threading.Event()
+    errors: list[BaseException] = []
+
+    def retry() -> None:
+        try:
+            with transaction.atomic():
+                Match.objects.filter(pk=match.pk).update(status=Match.Status.PENDING, error="")
+                Match.objects.filter(pk=match.pk).update(queued_at=timezone.now())
+                retry_holds_the_match.set()
+                assert locker_holds_the_competition.wait(10)
+                time.sleep(0.3)  # the locker now waits for this transaction's match row
+        except BaseException as exc:
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    def lock() -> None:
+        try:
+            assert retry_holds_the_match.wait(10)
+            locker()
+        except BaseException as exc:
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=retry), threading.Thread(target=lock)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert errors == []
+
+
+def errored_match() -> Match:
+    match = two_bot_match(3)
+    Match.objects.filter(pk=match.pk).update(status=Match.Status.ERROR)
+    return match
+
+
+def test_a_recorder_holding_the_competition_does_not_deadlock_with_a_retry_committing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr("tournaments.services.scheduling._send", lambda ids: None)
+    match = errored_match()
+    holds = threading.Event()
+    lock_competition = results._lock_competition
+
+    def locked_then_signalled(*args: Any) -> Any:
+        locked = lock_competition(*args)
+        holds.set()
+        return locked
+
+    monkeypatch.setattr(results, "_lock_competition", locked_then_signalled)
+    result = played("war", 2, games=3)
+    race_a_retry(match, lambda: match_record_result(match=Match.objects.get(pk=match.pk), result=result), holds)
+    match.refresh_from_db()
+    assert match.status == Match.Status.DONE and Game.objects.filter(match=match).count() == 3
+
+
+def test_cancelling_does_not_deadlock_with_a_retry_committing(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("tournaments.services.scheduling._send", lambda ids: None)
+    match = errored_match()
+    holds = threading.Event()
+    select_for_update = Competition.objects.select_for_update
+
+    def locked_then_signalled(**kwargs: Any) -> Any:
+        holds.set()  # just before: the lock itself is taken by the .get() that follows
+        return select_for_update(**kwargs)
+
+    monkeypatch.setattr(Competition.objects, "select_for_update", locked_then_signalled)
+    race_a_retry(match, lambda: competition_cancel(competition=match.competition), holds)
+    match.refresh_from_db()
+    assert match.status == Match.Status.CANCELLED
+    assert Competition.objects.get(pk=match.competition_id).status == Competition.Status.CANCELLED
