@@ -84,6 +84,10 @@ def _logged(sql: str, times: int) -> Iterator[None]:
         )
 
 
+def _prepares() -> bool:
+    return connection.vendor == "postgresql" and bool(settings.DB_PREPARED_STATEMENTS)
+
+
 @contextmanager
 def pipelined() -> Iterator[None]:
     """Statements sent inside this block go out without waiting for each answer (PostgreSQL's pipeline mode).
@@ -91,7 +95,7 @@ def pipelined() -> Iterator[None]:
     A fetch waits for everything sent before it, so a block costs one round trip per read it
     makes rather than one per statement. No COPY inside: PostgreSQL refuses it in a pipeline.
     """
-    if connection.vendor != "postgresql" or not settings.DB_PREPARED_STATEMENTS:
+    if not _prepares():
         yield
         return
     connection.ensure_connection()
@@ -103,7 +107,7 @@ def pipelined() -> Iterator[None]:
 def sql_cursor() -> Iterator[SqlCursor]:
     """A cursor for plain SQL with ``%s`` placeholders, on the connection and transaction Django has open."""
     with connection.cursor() as django_cursor:
-        if connection.vendor != "postgresql" or not settings.DB_PREPARED_STATEMENTS:
+        if not _prepares():
             yield django_cursor
             return
         import psycopg  # only here: SQLite installs need not have it imported
