@@ -68,19 +68,28 @@ def play_match(
     process lives for the whole match) and lays them out by ``seating``.
     """
     played: list[GamePlayed] = []
-    totals = [Fraction(0)] * participants
     for number in range(games):
         seating = seating_for(number, participants, seats)
         seed_g = game_seed(seed, number)
         agents = agents_for_game(number, seating, seed_g)
         deal = deals[number] if deals is not None and number < len(deals) else None
         record = play_game(game_name, agents=agents, seed=seed_g, options=options, deal=deal)
-        people = [(seat, who) for seat, who in enumerate(seating) if who is not None]
+        played.append(GamePlayed(number=number, seating=seating, record=record))
+    return match_result(played, participants=participants)
+
+
+def match_result(played: Sequence[GamePlayed], *, participants: int) -> MatchResult:
+    """Rank the participants of finished games by their summed game score rates.
+
+    However the games were played: by :func:`play_match`, at a live table, or from transcripts.
+    """
+    totals = [Fraction(0)] * participants
+    for game in played:
+        people = [(seat, who) for seat, who in enumerate(game.seating) if who is not None]
         # Engine seats (Punk's dummy) are not participants: rate the people among themselves.
-        ranks = (record.result or {})["ranks"]
+        ranks = (game.record.result or {})["ranks"]
         people_ranks = ranks_from_keys([-ranks[seat] for seat, _ in people])
         for (_, who), rate in zip(people, score_rates(people_ranks), strict=True):
             totals[who] += rate
-        played.append(GamePlayed(number=number, seating=seating, record=record))
     ranks = ranks_from_keys(totals)
     return MatchResult(games=tuple(played), scores=tuple(totals), ranks=ranks, points=tuple(score_rates(ranks)))

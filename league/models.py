@@ -40,6 +40,8 @@ class Club(models.Model):
 class Membership(models.Model):
     class Role(models.TextChoices):
         MEMBER = "member"
+        #: Confirms transcripts and settles disputes in the club's refereed games.
+        REFEREE = "referee"
         ORGANISER = "organiser"
 
     club = models.ForeignKey(Club, on_delete=models.CASCADE, related_name="memberships")

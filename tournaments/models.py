@@ -20,6 +20,10 @@ class Competition(models.Model):
         ROUND_ROBIN = "round_robin", "Round robin"
         DOUBLE_ROUND_ROBIN = "double_round_robin", "Double round robin"
 
+    class PeoplePlay(models.TextChoices):
+        LIVE = "live", "Live, dealt and refereed by the server"
+        TRANSCRIPT = "transcript", "With real cards, from verified transcripts"
+
     class Status(models.TextChoices):
         OPEN = "open"
         RUNNING = "running"
@@ -46,6 +50,16 @@ class Competition(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
     #: Bumped with every recorded match: cached tables keyed by it can never be stale.
     results_version = models.PositiveIntegerField(default=0)
+    # Refereed play: how people play their matches, and the clocks of live tables.
+    people_play = models.CharField(max_length=12, choices=PeoplePlay.choices, default=PeoplePlay.LIVE)
+    #: A seat's time for one decision at a live table.
+    move_seconds = models.PositiveIntegerField(default=300)
+    #: A seat's time for all its decisions in one game.
+    game_seconds = models.PositiveIntegerField(default=3600)
+    #: Whether anyone may watch a live table (the spectator's view); participants always see their own.
+    live_tables_public = models.BooleanField(default=True)
+    #: Confirm transcripts and settle disputes for this competition, granted by its organisers.
+    referees = models.ManyToManyField(Player, related_name="refereed_competitions", blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -104,6 +118,8 @@ class Match(models.Model):
     class Status(models.TextChoices):
         PENDING = "pending"
         RUNNING = "running"
+        #: People play it: at live tables, or at a real table with transcripts to follow.
+        LIVE = "live"
         DONE = "done"
         ERROR = "error"
         CANCELLED = "cancelled"
@@ -125,6 +141,12 @@ class Match(models.Model):
     #: Claims so far: a match that keeps killing its worker is given up on, not retried forever.
     attempts = models.PositiveSmallIntegerField(default=0)
     finished_at = models.DateTimeField(null=True, blank=True)
+    #: A live match's step counter: grows with every applied step and every other change of its tables.
+    version = models.PositiveIntegerField(default=0)
+    #: Secret until the match ends: with each game's seed it gives the published commitment.
+    salt = models.CharField(max_length=64, blank=True)
+    #: Published when a live match starts: engine.fairness.commitment of each game's seed, by game number.
+    commitments = models.JSONField(default=list, blank=True)
 
     class Meta:
         ordering = ["round__number", "id"]
@@ -275,3 +297,122 @@ class BotRun(models.Model):
 
     def __str__(self) -> str:
         return f"bot run of {self.participant}"
+
+
+class LiveTable(models.Model):
+    """One game of a live match, stored after every applied step (DESIGN.md, "People at the table").
+
+    ``game`` holds the engine's whole :class:`engine.referee.LiveGame`, deal included: it is
+    never served, only the seat views built from it.
+    """
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="live_tables")
+    number = models.PositiveIntegerField()
+    #: Participant index by seat (null for a seat the engine plays), as in Game.seating.
+    seating = models.JSONField()
+    game = models.BinaryField()
+    #: The engine's record once the game is over; written into a Game row when the match is recorded.
+    record = models.JSONField(null=True, blank=True)
+    #: When the seats now to act were first asked; their clocks run from here.
+    turn_started_at = models.DateTimeField()
+    #: Milliseconds each seat has spent deciding in this game.
+    clock_used_ms = models.JSONField()
+    #: The earliest moment a seat now to act runs out of time; the clock task looks here.
+    deadline = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["match_id", "number"]
+        constraints = [models.UniqueConstraint(fields=["match", "number"], name="live_table_number_unique")]
+        indexes = [models.Index(fields=["deadline"], name="live_table_deadline")]
+
+    def __str__(self) -> str:
+        return f"live game {self.number} of match {self.match_id}"
+
+
+class LiveMove(models.Model):
+    """A decision taken at a live table: the log of play, and what makes a retried submission harmless."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="live_moves")
+    game_number = models.PositiveIntegerField()
+    #: The index of the game's step this decision belongs to.
+    step = models.PositiveIntegerField()
+    seat = models.PositiveSmallIntegerField()
+    #: Who decided: a person, or a bot entrant whose decision the workers made.
+    entrant = models.ForeignKey(Entrant, on_delete=models.PROTECT, related_name="live_moves")
+    action = models.CharField(max_length=200)
+    client_move_id = models.CharField(max_length=64)
+    #: The match's version once this move was taken.
+    version = models.PositiveIntegerField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["match_id", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "entrant", "client_move_id"], name="client_move_id_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.action} by seat {self.seat} in match {self.match_id}"
+
+
+class Transcript(models.Model):
+    """A game played with real cards, as a participant wrote it down: checked by the engine, then confirmed."""
+
+    class Status(models.TextChoices):
+        SUBMITTED = "submitted"
+        VERIFIED = "verified"
+        REJECTED = "rejected"
+        ACCEPTED = "accepted"
+        DISPUTED = "disputed"
+        VOIDED = "voided"
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="transcripts")
+    number = models.PositiveIntegerField()
+    #: Which game of the match it is (seats rotate every game, engine.match.seating_for).
+    game_number = models.PositiveIntegerField(default=0)
+    submitted_by = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="transcripts")
+    #: The record exactly as submitted (docs/records.md).
+    record = models.JSONField()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.SUBMITTED)
+    #: Why it was rejected (the first broken step) or voided.
+    reason = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["match_id", "number"]
+        constraints = [models.UniqueConstraint(fields=["match", "number"], name="transcript_number_unique")]
+
+    def __str__(self) -> str:
+        return f"transcript {self.number} of match {self.match_id}"
+
+
+class TranscriptConfirmation(models.Model):
+    transcript = models.ForeignKey(Transcript, on_delete=models.CASCADE, related_name="confirmations")
+    entrant = models.ForeignKey(Entrant, on_delete=models.PROTECT, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["transcript", "entrant"], name="confirm_once")]
+
+    def __str__(self) -> str:
+        return f"{self.entrant_id} confirms {self.transcript_id}"
+
+
+class TranscriptEvent(models.Model):
+    """The audit trail: every status change of a transcript, who made it (null: the verifier) and when."""
+
+    transcript = models.ForeignKey(Transcript, on_delete=models.CASCADE, related_name="events")
+    actor = models.ForeignKey(Player, on_delete=models.PROTECT, null=True, blank=True, related_name="+")
+    action = models.CharField(max_length=20)
+    from_status = models.CharField(max_length=10, blank=True)
+    to_status = models.CharField(max_length=10)
+    note = models.TextField(blank=True)
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["transcript_id", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.action} on transcript {self.transcript_id}"

@@ -28,8 +28,8 @@ from tournaments.services.scheduling import next_round_release_if_done
 from tournaments.services.statements import SqlCursor, pipelined, sql_cursor
 from tournaments.standings_cache import publish_results_version
 
-#: A match can be recorded from these states: claimed by a worker, or retried after an error.
-RECORDABLE = (Match.Status.RUNNING, Match.Status.PENDING, Match.Status.ERROR)
+#: A match can be recorded from these states: claimed by a worker, retried after an error, or played by people.
+RECORDABLE = (Match.Status.RUNNING, Match.Status.PENDING, Match.Status.ERROR, Match.Status.LIVE)
 
 
 def _decimal(value: Fraction) -> Decimal:
@@ -105,7 +105,7 @@ def _record(match: Match, result: MatchResult) -> Match:
             # The match's own lock is taken here, and a match no longer recordable matches nothing.
             claim.execute(
                 f"UPDATE {Match._meta.db_table} SET status = %s, error = %s, finished_at = %s "
-                "WHERE id = %s AND status IN (%s, %s, %s) RETURNING id",
+                "WHERE id = %s AND status IN (%s, %s, %s, %s) RETURNING id",
                 [Match.Status.DONE, "", connection.ops.adapt_datetimefield_value(finished_at), match.pk, *RECORDABLE],
             )
             match_units = _update_participants(cursor, competition, seats, result)
