@@ -107,8 +107,9 @@ class LiveGame:
         """Exactly what ``seat`` may see (RULES.md, "What a seat sees"); None for a spectator."""
         return self.game.observation(self.state, seat)
 
-    def submit(self, seat: int, action: str) -> bool:
-        """Take ``seat``'s choice for the current step; True when that completed and applied the step.
+    def submit(self, seat: int, action: str) -> str:
+        """Take ``seat``'s choice for the current step, in its canonical spelling; the step is applied
+        (``steps`` grows) once every seat that must act has chosen.
 
         Raises :class:`MoveRefused` (or :class:`IllegalMove`) and changes nothing if the move is not taken.
         """
@@ -124,11 +125,10 @@ class LiveGame:
         if chosen not in legal:
             raise IllegalMove(seat, action, legal)
         self.pending[seat] = chosen
-        if self.awaiting():
-            return False
-        self._apply_pending()
-        self._advance()
-        return True
+        if not self.awaiting():
+            self._apply_pending()
+            self._advance()
+        return chosen
 
     def forfeit_seat(self, seat: int, cause: str, detail: str = "") -> None:
         """``seat`` loses the game at once (a timeout, a failed bot): the record ends with the forfeit."""

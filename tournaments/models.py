@@ -315,6 +315,9 @@ class LiveTable(models.Model):
     record = models.JSONField(null=True, blank=True)
     #: When the seats now to act were first asked; their clocks run from here.
     turn_started_at = models.DateTimeField()
+    #: The match's version when the current decision opened: a move made on an older table is stale,
+    #: while moves on any table since (another seat's choice in a simultaneous step) are not.
+    decision_version = models.PositiveIntegerField(default=0)
     #: Milliseconds each seat has spent deciding in this game.
     clock_used_ms = models.JSONField()
     #: The earliest moment a seat now to act runs out of time; the clock task looks here.

@@ -1,0 +1,205 @@
+"""Live tables over HTTP: the table, moves, a stream of changes, and a person's matches (docs/live-play.md)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.handlers.asgi import ASGIRequest
+from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import serializers, status
+from rest_framework.exceptions import APIException, NotAuthenticated, PermissionDenied
+from rest_framework.permissions import AllowAny, IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from league.api.identity import acting_player, viewing_player
+from league.models import Player
+from tournaments.live_events import table_events, table_events_async
+from tournaments.live_selectors import (
+    TableHidden,
+    Viewer,
+    live_table,
+    my_match_summary,
+    my_matches,
+    table_version,
+    table_viewer,
+)
+from tournaments.models import Match
+from tournaments.services.live import MoveOutcome, NotAtTable, live_move
+from tournaments.services.live_tables import LiveConflict
+
+
+class Conflict(APIException):
+    status_code = status.HTTP_409_CONFLICT
+    default_detail = "the move conflicts with the table as it stands"
+    default_code = "conflict"
+
+
+class SeatClockSerializer(serializers.Serializer[Any]):
+    move_ms = serializers.IntegerField()
+    game_ms = serializers.IntegerField()
+
+
+class TableSeatSerializer(serializers.Serializer[Any]):
+    seat = serializers.IntegerField()
+    name = serializers.CharField()
+    kind = serializers.ChoiceField(choices=["person", "bot", "engine"])
+    acted = serializers.BooleanField(help_text="chose already in this simultaneous step (what, nobody sees)")
+    clock = SeatClockSerializer(allow_null=True)
+
+
+class TableSerializer(serializers.Serializer[Any]):
+    """One viewer's table: a seated person's own view, or the spectator's public view."""
+
+    match = serializers.IntegerField()
+    competition = serializers.IntegerField()
+    game = serializers.CharField()
+    status = serializers.CharField()
+    version = serializers.IntegerField(help_text="grows with every applied step and every change of the table")
+    games = serializers.IntegerField()
+    game_number = serializers.IntegerField(allow_null=True)
+    seat = serializers.IntegerField(allow_null=True, help_text="the viewer's seat in this game; null: spectator")
+    seats = TableSeatSerializer(many=True)
+    to_act = serializers.ListField(child=serializers.IntegerField())
+    awaiting = serializers.ListField(child=serializers.IntegerField(), help_text="seats still to choose")
+    legal_actions = serializers.ListField(child=serializers.CharField())
+    observation = serializers.JSONField(allow_null=True, help_text="exactly what this seat may see")
+    scores = serializers.ListField(child=serializers.IntegerField(), allow_null=True)
+    commitments = serializers.ListField(child=serializers.CharField(), help_text="SHA-256 of each game's seed")
+    finished_games = serializers.JSONField()
+    server_time = serializers.DateTimeField()
+
+
+class MoveSerializer(serializers.Serializer[Any]):
+    action = serializers.CharField(max_length=200, help_text="one of the table's legal_actions")
+    version = serializers.IntegerField(min_value=0, max_value=2**31 - 1, help_text="the table's version you saw")
+    client_move_id = serializers.CharField(
+        max_length=64, help_text="new for each move; a retry with the same id is applied once"
+    )
+
+
+def _viewer(request: Request | HttpRequest, match: Match, player: Player | None) -> Viewer:
+    try:
+        return table_viewer(match=match, player=player)
+    except TableHidden as exc:
+        raise PermissionDenied(str(exc)) from None
+
+
+def _etag(match: Match, viewer: Viewer) -> str:
+    # The version changes with everything a viewer could see change; clocks are the page's to count down.
+    return f'"{match.version}-{"s" if viewer.participant is None else viewer.participant}"'
+
+
+class MatchTableView(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        responses={200: TableSerializer, 304: OpenApiResponse(description="unchanged since the ETag given")},
+        summary="The live table as the caller may see it",
+    )
+    def get(self, request: Request, pk: int) -> Response:
+        """A seated person's own view, or the spectator's public view (403 while the competition hides live tables).
+
+        Send the last ETag as If-None-Match to get 304 while nothing changed.
+        """
+        match = get_object_or_404(Match.objects.select_related("competition"), pk=pk)
+        viewer = _viewer(request, match, viewing_player(request))
+        etag = _etag(match, viewer)
+        if request.headers.get("If-None-Match") == etag:
+            return Response(status=status.HTTP_304_NOT_MODIFIED, headers={"ETag": etag})
+        return Response(live_table(match=match, viewer=viewer), headers={"ETag": etag})
+
+
+class MatchMoveView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(request=MoveSerializer, responses={200: TableSerializer}, summary="Make a move at a live table")
+    def post(self, request: Request, pk: int) -> Response:
+        """One decision of the caller's seat. 400: illegal (the engine's reason); 409: stale version, out of turn,
+        or out of time (the seat then forfeited); 403: not seated at this match. Nothing changes on an error.
+        """
+        data = MoveSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        match = get_object_or_404(Match.objects.select_related("competition"), pk=pk)
+        player = acting_player(request)
+        try:
+            outcome = live_move(match_id=match.pk, player=player, **data.validated_data)
+        except NotAtTable as exc:
+            raise PermissionDenied(str(exc)) from None
+        except LiveConflict as exc:
+            raise Conflict(str(exc)) from None
+        if outcome is MoveOutcome.TIMED_OUT:
+            raise Conflict("your time for this decision ran out before the move arrived: the seat forfeited the game")
+        match.refresh_from_db()
+        viewer = _viewer(request, match, player)
+        headers = {"ETag": _etag(match, viewer)}
+        if outcome is MoveOutcome.REPLAYED:
+            headers["Idempotent-Replayed"] = "true"
+        return Response(live_table(match=match, viewer=viewer), headers=headers)
+
+
+class MyMatchSerializer(serializers.Serializer[Any]):
+    id = serializers.IntegerField()
+    competition = serializers.JSONField()
+    status = serializers.CharField()
+    round = serializers.IntegerField()
+    game_number = serializers.IntegerField(allow_null=True)
+    participants = serializers.JSONField()
+    my_seat = serializers.IntegerField()
+    to_act = serializers.ListField(child=serializers.IntegerField())
+    my_turn = serializers.BooleanField()
+    version = serializers.IntegerField()
+    table_url = serializers.CharField()
+    play_url = serializers.CharField()
+
+
+class MyMatchesView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(responses={200: MyMatchSerializer(many=True)}, summary="The caller's live and pending matches")
+    def get(self, request: Request) -> Response:
+        """Where the caller plays: each live or pending match, whose turn it is, and where its table is."""
+        player = viewing_player(request)
+        if player is None:
+            return Response([])
+        return Response([my_match_summary(match=match, player=player) for match in my_matches(player=player)])
+
+
+def match_events(request: HttpRequest, pk: int) -> HttpResponse:
+    """Server-sent events: ``event: table`` with the caller's table now and after every change.
+
+    Authenticated like the API (the session, or ``Authorization: Token ...``).
+    """
+    drf_request = Request(request, authenticators=[cls() for cls in APIView.settings.DEFAULT_AUTHENTICATION_CLASSES])
+    try:
+        player = viewing_player(drf_request)
+    except APIException as exc:
+        return JsonResponse({"detail": str(exc.detail)}, status=exc.status_code)
+    match = get_object_or_404(Match.objects.select_related("competition"), pk=pk)
+    try:
+        viewer = table_viewer(match=match, player=player)
+    except TableHidden as exc:
+        status_code = 401 if player is None and not drf_request.user.is_authenticated else 403
+        return JsonResponse(
+            {"detail": str(exc if status_code == 403 else NotAuthenticated.default_detail)}, status=status_code
+        )
+
+    def build(last: int) -> tuple[int, dict[str, Any] | None] | None:
+        version = table_version(match.pk)
+        if version == last:
+            return version, None
+        current = Match.objects.select_related("competition").get(pk=match.pk)
+        return current.version, live_table(match=current, viewer=viewer)
+
+    if isinstance(request, ASGIRequest):
+        stream: Any = table_events_async(match.pk, build)
+    else:
+        stream = table_events(match.pk, build)
+    response = StreamingHttpResponse(stream, content_type="text/event-stream")
+    response["Cache-Control"] = "no-cache"
+    # Proxies such as nginx would otherwise hold the events back in their buffers.
+    response["X-Accel-Buffering"] = "no"
+    return response

@@ -1,0 +1,155 @@
+"""Telling the pages at a live table that it changed: Redis pub/sub where there is Redis, polling where not.
+
+A change is only a nudge, "match M is now at version V": each listener then builds
+its own viewer's table (a seat sees its own cards, a spectator the public view), so
+nothing secret ever goes through the broker. Without Redis (the embedded default)
+listeners read the match's version every ``LIVE_POLL_SECONDS`` instead, which
+still meets the half-second a move may take to show.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections.abc import AsyncIterator, Callable, Iterator
+from functools import cache
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+
+log = logging.getLogger(__name__)
+
+#: Given the version last sent, one viewer's table: (version, its data or None if unchanged), or None
+#: once the viewer may no longer watch.
+TableBuilder = Callable[[int], "tuple[int, dict[str, Any] | None] | None"]
+
+
+def _channel(match_id: int) -> str:
+    return f"cardclub:live:{match_id}"
+
+
+@cache
+def _redis() -> Any:
+    import redis
+
+    return redis.Redis.from_url(settings.LIVE_EVENTS_URL)
+
+
+def publish_change(match_id: int, version: int) -> None:
+    """After a change has committed; best effort: listeners also re-read on their own every few seconds."""
+    if not settings.LIVE_EVENTS_URL:
+        return
+    try:
+        _redis().publish(_channel(match_id), str(version))
+    except Exception:
+        log.warning("could not publish live match %s version %s", match_id, version, exc_info=True)
+
+
+def _event(data: dict[str, Any]) -> bytes:
+    return f"event: table\ndata: {json.dumps(data, separators=(',', ':'))}\n\n".encode()
+
+
+_KEEPALIVE = b": keep-alive\n\n"
+
+
+def table_events(match_id: int, build: TableBuilder) -> Iterator[bytes]:
+    """Server-sent events for a WSGI server: the table now, then after every change, for a while.
+
+    The stream ends after ``LIVE_STREAM_SECONDS`` (the browser's EventSource reconnects at once),
+    so a server thread is never held by a page long gone.
+    """
+    deadline = time.monotonic() + settings.LIVE_STREAM_SECONDS
+    last = -1
+    pubsub = _subscribe_sync(match_id)
+    try:
+        while time.monotonic() < deadline:
+            built = build(last)
+            if built is None:
+                return
+            version, data = built
+            if data is not None:
+                last = version
+                yield _event(data)
+                if data.get("status") not in ("pending", "live"):
+                    return
+            else:
+                yield _KEEPALIVE
+            _wait_sync(pubsub)
+    finally:
+        if pubsub is not None:
+            pubsub.close()
+
+
+def _subscribe_sync(match_id: int) -> Any:
+    if not settings.LIVE_EVENTS_URL:
+        return None
+    try:
+        pubsub = _redis().pubsub(ignore_subscribe_messages=True)
+        pubsub.subscribe(_channel(match_id))
+        return pubsub
+    except Exception:
+        log.warning("live events: Redis unavailable, polling instead", exc_info=True)
+        return None
+
+
+def _wait_sync(pubsub: Any) -> None:
+    if pubsub is None:
+        time.sleep(settings.LIVE_POLL_SECONDS)
+        return
+    try:
+        pubsub.get_message(timeout=settings.LIVE_KEEPALIVE_SECONDS)
+    except Exception:
+        time.sleep(settings.LIVE_POLL_SECONDS)
+
+
+async def table_events_async(match_id: int, build: TableBuilder) -> AsyncIterator[bytes]:
+    """The same stream for an ASGI server, where waiting costs no thread."""
+    deadline = time.monotonic() + settings.LIVE_STREAM_SECONDS
+    last = -1
+    pubsub = await _subscribe_async(match_id)
+    built_async = sync_to_async(build, thread_sensitive=False)
+    try:
+        while time.monotonic() < deadline:
+            built = await built_async(last)
+            if built is None:
+                return
+            version, data = built
+            if data is not None:
+                last = version
+                yield _event(data)
+                if data.get("status") not in ("pending", "live"):
+                    return
+            else:
+                yield _KEEPALIVE
+            await _wait_async(pubsub)
+    finally:
+        if pubsub is not None:
+            await pubsub.aclose()
+
+
+async def _subscribe_async(match_id: int) -> Any:
+    if not settings.LIVE_EVENTS_URL:
+        return None
+    try:
+        import redis.asyncio
+
+        client = redis.asyncio.Redis.from_url(settings.LIVE_EVENTS_URL)
+        pubsub = client.pubsub(ignore_subscribe_messages=True)
+        await pubsub.subscribe(_channel(match_id))
+        return pubsub
+    except Exception:
+        log.warning("live events: Redis unavailable, polling instead", exc_info=True)
+        return None
+
+
+async def _wait_async(pubsub: Any) -> None:
+    if pubsub is None:
+        await asyncio.sleep(settings.LIVE_POLL_SECONDS)
+        return
+    try:
+        await pubsub.get_message(timeout=settings.LIVE_KEEPALIVE_SECONDS)
+    except Exception:
+        await asyncio.sleep(settings.LIVE_POLL_SECONDS)

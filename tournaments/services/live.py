@@ -1,0 +1,240 @@
+"""Live refereed matches: people (and bots) play one decision at a time, the server deals and referees.
+
+A match with a person in it takes the bot matches' path (DESIGN.md, "How one match
+flows") with other agents: it is released like any match, but instead of a worker
+playing it whole it goes ``pending → live`` (services/live_start.py), and its games
+are played decision by decision through :class:`engine.referee.LiveGame`. Every
+accepted decision is stored in the same transaction as the version check that
+admitted it, under the match row's lock, so two racing moves give one step, a
+retried move is applied once, and a restart of any process loses nothing. When
+the last game ends, the match is recorded by
+:func:`tournaments.services.results.match_record_result`, like any other.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from datetime import datetime
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+from engine.cards import normalise_action
+from engine.match import GamePlayed, match_result
+from engine.record import Record
+from engine.referee import IllegalMove, LiveGame, MoveRefused
+from league.models import Player
+from tournaments.models import LiveMove, LiveTable, Match
+from tournaments.services.live_tables import (
+    LiveConflict,
+    LiveContext,
+    announce_change,
+    bump_version,
+    current_table,
+    lock_live_match,
+    seat_deadline,
+    settle,
+)
+from tournaments.services.results import match_record_result
+
+
+class NotAtTable(Exception):
+    """The caller has no seat at this match: a 403."""
+
+
+class MoveOutcome(enum.Enum):
+    APPLIED = "applied"
+    #: The same client_move_id again: it was applied once already, nothing more is done.
+    REPLAYED = "replayed"
+    #: The seat's time had run out before the move arrived: it forfeited instead.
+    TIMED_OUT = "timed_out"
+
+
+def _store(context: LiveContext, table: LiveTable, game: LiveGame, now: datetime) -> None:
+    """Store the table after a change and announce it; a match whose last game just ended is recorded with it."""
+    over = settle(context, table, game, now)
+    if over:
+        _record(context)
+    announce_change(context, match_over=False)
+
+
+def _record(context: LiveContext) -> None:
+    """Every game is over: the match is recorded as any other, the seeds and salt revealed in its records."""
+    match = context.match
+    games = [
+        GamePlayed(
+            number=table.number,
+            seating=tuple(table.seating),
+            record=dataclasses.replace(Record.from_dict(table.record), salt=match.salt),
+        )
+        for table in LiveTable.objects.filter(match=match).order_by("number")
+    ]
+    match_record_result(match=match, result=match_result(games, participants=len(context.participants)))
+
+
+def live_match_record_if_over(*, match_id: int) -> bool:
+    """Record a live match whose games are all over (a match of War is over when dealt); True if it was."""
+    with transaction.atomic():
+        context = lock_live_match(match_id)
+        table = current_table(match_id)
+        if context.match.status != Match.Status.LIVE or table is None or table.finished_at is None:
+            return False
+        if table.number + 1 < context.competition.games_per_match:
+            return False
+        _record(context)
+        return True
+
+
+# Moves
+
+
+def live_move(
+    *, match_id: int, player: Player, action: str, version: int, client_move_id: str, now: datetime | None = None
+) -> MoveOutcome:
+    """A person's decision at a live table.
+
+    Raises :class:`NotAtTable` (403), :class:`LiveConflict` (409) or a ValidationError on
+    ``action`` (400, the engine's reason); in each case nothing changes.
+    """
+    if not client_move_id or len(client_move_id) > 64:
+        raise ValidationError({"client_move_id": "give an id of 1 to 64 characters, new for each move"})
+    if not isinstance(action, str) or not action.strip() or len(action) > 200:
+        raise ValidationError({"action": "give one of the legal actions the table lists"})
+    with transaction.atomic():
+        context = lock_live_match(match_id)
+        participant = next((p for p in context.participants if p.player_id == player.pk), None)
+        if participant is None:
+            raise NotAtTable("only the people seated at this match may move")
+        earlier = LiveMove.objects.filter(
+            match_id=match_id, entrant_id=participant.entrant_id, client_move_id=client_move_id
+        ).first()
+        if earlier is not None:
+            if earlier.action != normalise_action(action):
+                raise LiveConflict(f"client_move_id {client_move_id!r} was already used for {earlier.action!r}")
+            return MoveOutcome.REPLAYED
+        match = context.match
+        if match.status != Match.Status.LIVE:
+            raise LiveConflict(f"the match is {match.status}, not live")
+        table = current_table(match_id)
+        if table is None:
+            raise LiveConflict("this match is played with real cards: submit a transcript of each game")
+        if not table.decision_version <= version <= match.version:
+            raise LiveConflict(
+                f"stale version {version}: the table is at version {match.version} "
+                f"(moves made on version {table.decision_version} or later count)"
+            )
+        game = LiveGame.loads(table.game)
+        seat = table.seating.index(participant.index)
+        now = now or timezone.now()
+        if seat in game.awaiting() and now >= seat_deadline(context.competition, table, seat):
+            _forfeit(context, table, game, seat, "timeout", "ran out of time", now)
+            return MoveOutcome.TIMED_OUT
+        try:
+            _take(context, table, game, seat, action, participant.entrant_id, client_move_id, now)
+        except IllegalMove as exc:
+            raise ValidationError({"action": str(exc)}) from None
+        except MoveRefused as exc:
+            raise LiveConflict(str(exc)) from None
+    return MoveOutcome.APPLIED
+
+
+def _take(
+    context: LiveContext,
+    table: LiveTable,
+    game: LiveGame,
+    seat: int,
+    action: str,
+    entrant_id: int,
+    client_move_id: str,
+    now: datetime,
+) -> None:
+    """Submit one seat's decision and store it, with the table, under the version it makes."""
+    step = len(game.steps)
+    chosen = game.submit(seat, action)
+    table.clock_used_ms[seat] += _elapsed_ms(table.turn_started_at, now)
+    bump_version(context)
+    LiveMove.objects.create(
+        match_id=context.match.pk,
+        game_number=table.number,
+        step=step,
+        seat=seat,
+        entrant_id=entrant_id,
+        action=chosen,
+        client_move_id=client_move_id,
+        version=context.match.version,
+    )
+    if len(game.steps) > step or game.is_over():
+        # The step was applied: a new decision opens, and its clocks start now.
+        table.turn_started_at, table.decision_version = now, context.match.version
+    _store(context, table, game, now)
+
+
+def _elapsed_ms(since: datetime, now: datetime) -> int:
+    return max(0, int((now - since).total_seconds() * 1000))
+
+
+def _forfeit(
+    context: LiveContext, table: LiveTable, game: LiveGame, seat: int, cause: str, detail: str, now: datetime
+) -> None:
+    game.forfeit_seat(seat, cause, detail)
+    table.clock_used_ms[seat] += _elapsed_ms(table.turn_started_at, now)
+    bump_version(context)
+    _store(context, table, game, now)
+
+
+# Bots and clocks (run on the workers)
+
+
+def live_bot_move(
+    *, match_id: int, entrant_id: int, seat: int, decision_version: int, action: str | None, failure: tuple[str, str]
+) -> bool:
+    """Apply a bot's decision, made outside the lock on the table of ``decision_version``; False if that table moved on.
+
+    ``action`` None means the bot failed: ``failure`` is its forfeit cause and detail.
+    """
+    with transaction.atomic():
+        context = lock_live_match(match_id)
+        table = current_table(match_id)
+        if context.match.status != Match.Status.LIVE or table is None or table.decision_version != decision_version:
+            return False
+        game = LiveGame.loads(table.game)
+        if seat not in game.awaiting():
+            return False
+        now = timezone.now()
+        if action is None:
+            _forfeit(context, table, game, seat, *failure, now)
+            return True
+        try:
+            _take(context, table, game, seat, action, entrant_id, f"bot/{table.number}/{len(game.steps)}/{seat}", now)
+        except MoveRefused:
+            # The runner's rule for bots: an illegal answer forfeits (DESIGN.md, "Forfeits"). The detail
+            # names the answer only: the legal actions would show the bot's hand to whoever reads the record.
+            _forfeit(context, table, game, seat, "illegal_action", f"{action[:40]!r} is not a legal action", now)
+    return True
+
+
+def live_clocks_enforce(*, now: datetime | None = None) -> int:
+    """Run by Celery beat: every person out of time forfeits with cause ``timeout``; the number forfeited."""
+    now = now or timezone.now()
+    forfeited = 0
+    due = LiveTable.objects.filter(deadline__lte=now, finished_at__isnull=True, match__status=Match.Status.LIVE)
+    for match_id in due.values_list("match_id", flat=True).distinct():
+        with transaction.atomic():
+            context = lock_live_match(match_id)
+            table = current_table(match_id)
+            if context.match.status != Match.Status.LIVE or table is None or table.finished_at is not None:
+                continue
+            game = LiveGame.loads(table.game)
+            people = context.people_seats(table)
+            late = [
+                (seat_deadline(context.competition, table, seat), seat)
+                for seat in game.awaiting()
+                if seat in people and seat_deadline(context.competition, table, seat) <= now
+            ]
+            if late:
+                # The forfeit names one seat: the one whose time ran out first (the lower seat on a tie).
+                _forfeit(context, table, game, min(late)[1], "timeout", "ran out of time", now)
+                forfeited += 1
+    return forfeited

@@ -1,0 +1,152 @@
+"""Bot seats at live tables: the workers decide for them as soon as it is their turn.
+
+A bot decides outside the match's lock (an uploaded bot may think for its whole
+move time, and the people at the table must not wait on it to be refused or
+answered), then its decision is applied only if the table has not moved on
+meanwhile (services/live.py, ``live_bot_move``).
+
+How a bot lives between decisions that may be minutes apart (docs/bot-protocol.md,
+"Live tables"): a built-in strategy is made afresh for each decision, with its own
+random stream derived from the game's seed, the seat and the step; an uploaded or
+HTTP bot is started for each run of its consecutive decisions and closed after it,
+so no sandbox waits on a worker for a person to move.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from engine.agents import Agent, AgentFailure
+from engine.bots import make_bot
+from engine.match import game_seed
+from engine.referee import LiveGame
+from engine.rng import derive_seed
+from league.agents import remote_bot
+from league.models import BotVersion
+from tournaments.models import BotRun, LiveTable, Match, MatchParticipant
+from tournaments.services.live import live_bot_move
+from tournaments.services.live_tables import Participant, advance_release, current_table, match_participants
+
+log = logging.getLogger(__name__)
+
+#: Decisions one task makes before handing on to a fresh task: a long run of bot-only steps cannot hog a worker.
+_RUN = 500
+
+
+def live_bots_play(*, match_id: int) -> int:
+    """Decide for every bot the table waits on, until it waits on people only; the decisions made."""
+    participants = match_participants(match_id)
+    match_seed = Match.objects.values_list("seed", flat=True).get(pk=match_id)
+    versions = BotVersion.objects.select_related("bot").in_bulk(
+        [p.bot_version_id for p in participants if p.bot_version_id is not None]
+    )
+    remote: dict[int, object] = {}
+    made = 0
+    try:
+        while made < _RUN:
+            table = current_table(match_id)
+            if table is None or table.finished_at is not None:
+                break
+            if not Match.objects.filter(pk=match_id, status=Match.Status.LIVE).exists():
+                break
+            game = LiveGame.loads(table.game)
+            bots = [
+                (seat, participants[who])
+                for seat in game.awaiting()
+                if (who := table.seating[seat]) is not None and not participants[who].is_person
+            ]
+            if not bots:
+                break
+            seat, bot = bots[0]
+            version = versions[bot.bot_version_id]  # type: ignore[index]
+            action, failure = _decide(game, table, match_seed, seat, bot, version, remote)
+            live_bot_move(
+                match_id=match_id,
+                entrant_id=bot.entrant_id,
+                seat=seat,
+                decision_version=table.decision_version,
+                action=action,
+                failure=failure,
+            )
+            made += 1
+    finally:
+        _close(match_id, remote)
+    if made >= _RUN:
+        with transaction.atomic():
+            advance_release(match_id=match_id)
+    return made
+
+
+def _decide(
+    game: LiveGame,
+    table: LiveTable,
+    match_seed: int,
+    seat: int,
+    bot: Participant,
+    version: BotVersion,
+    remote: dict[int, object],
+) -> tuple[str | None, tuple[str, str]]:
+    legal = game.legal_actions(seat)
+    observation = game.observation(seat)
+    agent: Agent
+    if version.kind == BotVersion.Kind.BUILTIN:
+        seed = derive_seed(game_seed(match_seed, table.number), f"live/{len(game.steps)}")
+        agent = make_bot(
+            version.strategy, game=game.game_name, seat=seat, players=game.players, options=game.options, seed=seed
+        )
+    else:
+        if bot.index not in remote:
+            remote[bot.index] = remote_bot(version, game=game.game_name, players=game.players, options=game.options)
+        agent = remote[bot.index].seated(seat, table.number)  # type: ignore[attr-defined]
+    try:
+        action: object = agent.act(observation, legal)
+    except AgentFailure as failure:
+        return None, (failure.cause, failure.detail[:200])
+    if not isinstance(action, str):
+        return None, ("bad_output", f"{action!r:.40} is not an action string")
+    return action, ("", "")
+
+
+def _close(match_id: int, remote: dict[int, object]) -> None:
+    """Close every bot started for this run; keep the first failure and the log for its owner."""
+    if not remote:
+        return
+    # Participants are indexed in the order of their match seats (services/live.py, match_participants).
+    rows = list(MatchParticipant.objects.filter(match_id=match_id).order_by("seat").values_list("id", flat=True))
+    for who, bot in remote.items():
+        bot.close()  # type: ignore[attr-defined]
+        failure = getattr(bot, "failure", None)
+        BotRun.objects.bulk_create(
+            [
+                BotRun(
+                    participant_id=rows[who],
+                    failure=failure.cause if failure else "",
+                    detail=(failure.detail if failure else "")[:4000],
+                    log=bot.owner_log(),  # type: ignore[attr-defined]
+                )
+            ],
+            ignore_conflicts=True,
+        )
+
+
+def live_bots_reap() -> int:
+    """Run by Celery beat: re-send the task of every live table whose bot has not decided within the grace."""
+    stale = timezone.now() - timedelta(seconds=settings.LIVE_BOT_GRACE)
+    resent = 0
+    for table in LiveTable.objects.filter(
+        finished_at__isnull=True, turn_started_at__lt=stale, match__status=Match.Status.LIVE
+    ).select_related("match"):
+        participants = match_participants(table.match_id)
+        game = LiveGame.loads(table.game)
+        if any(
+            (who := table.seating[seat]) is not None and not participants[who].is_person for seat in game.awaiting()
+        ):
+            with transaction.atomic():
+                advance_release(match_id=table.match_id)
+            resent += 1
+    return resent

@@ -1,0 +1,175 @@
+"""What every transition of a live match shares: its participants, its lock, its tables and their clocks.
+
+Split from services/live.py so that starting a match (which scheduling does, and
+which recording a match leads back to through the next round's release) does not
+import the recording service.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db import transaction
+
+from engine.games import get_game, seats_for
+from engine.match import game_seed, seating_for
+from engine.referee import LiveGame
+from tournaments.live_events import publish_change
+from tournaments.models import Competition, LiveTable, Match, MatchParticipant
+
+
+class LiveConflict(Exception):
+    """A move that cannot be taken now (stale version, out of turn, match not live): a 409, nothing changed."""
+
+
+@dataclass(frozen=True)
+class Participant:
+    index: int
+    entrant_id: int
+    name: str
+    player_id: int | None
+    bot_version_id: int | None
+
+    @property
+    def is_person(self) -> bool:
+        return self.player_id is not None
+
+
+@dataclass
+class LiveContext:
+    """A live match (under its lock, for a change), with what every transition needs to know about it."""
+
+    match: Match
+    competition: Competition
+    participants: list[Participant]
+    seats: int
+
+    def participant_at(self, table: LiveTable, seat: int) -> Participant | None:
+        who = table.seating[seat]
+        return None if who is None else self.participants[who]
+
+    def people_seats(self, table: LiveTable) -> set[int]:
+        return {seat for seat in range(self.seats) if (p := self.participant_at(table, seat)) and p.is_person}
+
+    def bot_seats(self, table: LiveTable) -> set[int]:
+        return {seat for seat in range(self.seats) if (p := self.participant_at(table, seat)) and not p.is_person}
+
+
+def match_participants(match_id: int) -> list[Participant]:
+    """In the order of their match seats: a participant's index is what seatings name (engine/match.py)."""
+    rows = (
+        MatchParticipant.objects.filter(match_id=match_id)
+        .order_by("seat")
+        .values_list("entrant_id", "entrant__name", "entrant__player_id", "entrant__bot_version_id")
+    )
+    return [Participant(index, *row) for index, row in enumerate(rows)]
+
+
+def matches_with_people(match_ids: Sequence[int]) -> set[int]:
+    return set(
+        MatchParticipant.objects.filter(match_id__in=match_ids, entrant__player__isnull=False).values_list(
+            "match_id", flat=True
+        )
+    )
+
+
+def live_context(match: Match) -> LiveContext:
+    competition = match.competition
+    participants = match_participants(match.pk)
+    seats = seats_for(get_game(competition.game), len(participants), competition.options)
+    return LiveContext(match=match, competition=competition, participants=participants, seats=seats)
+
+
+def lock_live_match(match_id: int) -> LiveContext:
+    """The match under its row lock: every change of a live match is made holding it."""
+    try:
+        match = (
+            Match.objects.select_for_update(no_key=True, of=("self",)).select_related("competition").get(pk=match_id)
+        )
+    except Match.DoesNotExist:
+        raise LiveConflict(f"match {match_id} does not exist") from None
+    return live_context(match)
+
+
+def current_table(match_id: int) -> LiveTable | None:
+    return LiveTable.objects.filter(match_id=match_id).order_by("-number").first()
+
+
+def open_game(context: LiveContext, number: int, now: datetime) -> tuple[LiveTable, LiveGame]:
+    """Deal game ``number`` of the match from its committed seed; seats rotate as in every match."""
+    competition = context.competition
+    game = LiveGame.start(
+        competition.game,
+        players=context.seats,
+        options=competition.options,
+        seed=game_seed(context.match.seed, number),
+    )
+    table = LiveTable(
+        match=context.match,
+        number=number,
+        seating=list(seating_for(number, len(context.participants), context.seats)),
+        game=game.dumps(),
+        turn_started_at=now,
+        decision_version=context.match.version,
+        clock_used_ms=[0] * context.seats,
+    )
+    return table, game
+
+
+def settle(context: LiveContext, table: LiveTable, game: LiveGame, now: datetime) -> bool:
+    """Store the table after a change: close a finished game and open the next. True once every game is over."""
+    while game.is_over():
+        table.game = game.dumps()
+        table.record = game.record().to_dict()
+        table.finished_at = now
+        table.deadline = None
+        table.save()
+        number = table.number + 1
+        if number >= context.competition.games_per_match:
+            return True
+        table, game = open_game(context, number, now)
+    table.game = game.dumps()
+    people = context.people_seats(table)
+    # Bots keep their own clocks on the workers; the beat looks only for people out of time.
+    times = [seat_deadline(context.competition, table, seat) for seat in game.awaiting() if seat in people]
+    table.deadline = min(times) if times else None
+    table.save()
+    return False
+
+
+def seat_deadline(competition: Competition, table: LiveTable, seat: int) -> datetime:
+    """A seat's per-move limit, or what is left of its time for the game if that is less."""
+    left_ms = min(competition.move_seconds * 1000, competition.game_seconds * 1000 - table.clock_used_ms[seat])
+    return table.turn_started_at + timedelta(milliseconds=max(0, left_ms))
+
+
+def bump_version(context: LiveContext) -> None:
+    context.match.version += 1
+    Match.objects.filter(pk=context.match.pk).update(version=context.match.version)
+
+
+def announce_change(context: LiveContext, *, match_over: bool) -> None:
+    """Once this commits: tell every page watching, and the workers if a bot must act or the match is to record."""
+    match_id, version = context.match.pk, context.match.version
+    transaction.on_commit(lambda: publish_change(match_id, version), robust=True)
+    if match_over:
+        advance_release(match_id=match_id)
+        return
+    table = current_table(match_id)
+    running = table is not None and table.finished_at is None
+    if running and context.bot_seats(table).intersection(LiveGame.loads(table.game).awaiting()):  # type: ignore[union-attr]
+        advance_release(match_id=match_id)
+
+
+def advance_release(*, match_id: int) -> None:
+    """Ask the workers to move the match on (bots' decisions, a finished match's recording) after commit."""
+    transaction.on_commit(lambda: _send(match_id), robust=True)
+
+
+def _send(match_id: int) -> None:
+    from tournaments.tasks import advance_live_match
+
+    advance_live_match.apply_async((match_id,), queue=settings.CELERY_GAMES_QUEUE)
