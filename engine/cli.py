@@ -17,6 +17,7 @@ from typing import Any
 from engine.bench import run_bench, unit_of
 from engine.cards import parse_cards
 from engine.errors import EngineError, RecordError
+from engine.fairness import commitment, commitment_holds
 from engine.games import GAME_NAMES, Game, get_game
 from engine.harness import harness_agents, is_external
 from engine.options import parse_assignments
@@ -60,6 +61,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     check = commands.add_parser("verify", help="replay a record and check its result")
     check.add_argument("file", help="a record file, or - for standard input")
+    check.add_argument(
+        "--commitment",
+        type=_commitment,
+        metavar="HEX",
+        help="the commitment published when the match started: also check the record's seed and salt against it",
+    )
 
     bench = commands.add_parser("bench", help="games per second on one core, records kept")
     bench.add_argument("game")
@@ -85,6 +92,13 @@ def _seed(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError("the seed must not be negative")
     return value
+
+
+def _commitment(text: str) -> str:
+    digest = text.strip().lower()
+    if len(digest) != 64 or any(c not in "0123456789abcdef" for c in digest):
+        raise argparse.ArgumentTypeError(f"expected 64 hex digits (a SHA-256 digest), got {text!r}")
+    return digest
 
 
 def _positive(text: str) -> int:
@@ -207,8 +221,27 @@ def cmd_verify(args: argparse.Namespace) -> int:
     if not verdict.ok:
         print(f"invalid: {verdict}", file=sys.stderr)
         return EXIT_INVALID
+    if args.commitment is not None:
+        broken = commitment_problem(record, args.commitment)
+        if broken is not None:
+            print(f"invalid: commitment: {broken}", file=sys.stderr)
+            return EXIT_INVALID
+        print(f"valid: {record.game}, {len(record.actions)} steps, result confirmed, dealt from the committed seed")
+        return 0
     print(f"valid: {record.game}, {len(record.actions)} steps, result confirmed")
     return 0
+
+
+def commitment_problem(record: Record, published: str) -> str | None:
+    """Why the record does not bear out the published commitment, or None when it does."""
+    if record.salt is None:
+        return "the record reveals no salt"
+    if record.deal is not None:
+        # An explicit deal overrides the seed, so a commitment to the seed would prove nothing of it.
+        return "the record has an explicit deal, which the committed seed does not fix"
+    if commitment_holds(record.seed, record.salt, published):
+        return None
+    return f"sha256 of salt and seed is {commitment(record.seed, record.salt)}, not {published}"
 
 
 def cmd_bench(args: argparse.Namespace) -> int:

@@ -29,19 +29,26 @@ class Record:
     actions: list[list[str]] = field(default_factory=list)
     forfeit: Forfeit | None = None
     result: dict[str, Any] | None = None
+    #: The match's salt, revealed once a live match has ended (engine/fairness.py): with the seed it
+    #: gives the commitment published at the start. None for games that published no commitment.
+    salt: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "format": FORMAT,
             "game": self.game,
             "players": self.players,
             "options": self.options,
             "seed": self.seed,
-            "deal": self.deal,
-            "actions": self.actions,
-            "forfeit": self.forfeit.to_json() if self.forfeit else None,
-            "result": self.result,
         }
+        # Only when there is one, so every record without a commitment keeps its bytes.
+        if self.salt is not None:
+            data["salt"] = self.salt
+        data["deal"] = self.deal
+        data["actions"] = self.actions
+        data["forfeit"] = self.forfeit.to_json() if self.forfeit else None
+        data["result"] = self.result
+        return data
 
     def to_json(self, *, indent: int | None = None) -> str:
         separators = (",", ":") if indent is None else (",", ": ")
@@ -83,6 +90,9 @@ class Record:
                 raise RecordError(f"step {index}: expected a list of action strings")
         if result is not None and not isinstance(result, dict):
             raise RecordError("result: expected an object or null")
+        salt = data.get("salt")
+        if salt is not None and not isinstance(salt, str):
+            raise RecordError("salt: expected text or null")
         return cls(
             game=game,
             players=players,
@@ -92,6 +102,7 @@ class Record:
             actions=actions,
             forfeit=_parse_forfeit(data.get("forfeit")),
             result=result,
+            salt=salt,
         )
 
 

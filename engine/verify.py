@@ -116,5 +116,7 @@ def public_record(record: Record) -> dict[str, Any]:
     replay(record, on_step=lambda state: views.append(game.observation(state, None)))
     data = record.to_dict()
     del data["seed"], data["deal"]
+    # The salt goes with the seed: without it the salt proves nothing, and this view is only what play showed.
+    data.pop("salt", None)
     data["views"] = views
     return data

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from celery import shared_task
 
+from tournaments.services.live import live_clocks_enforce, live_match_record_if_over
+from tournaments.services.live_bots import live_bots_play, live_bots_reap
 from tournaments.services.play import match_play
 from tournaments.services.scheduling import matches_reap
 
@@ -18,3 +20,37 @@ def run_match(match_id: int) -> None:
 def reap_matches() -> None:
     """Celery beat's periodic sweep: requeue matches of dead workers, re-send lost tasks."""
     matches_reap()
+    reap_transcripts()  # the same sweep re-sends lost transcript verifications
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True)
+def verify_transcript(transcript_id: int) -> None:
+    """Replay a submitted transcript: verified or rejected. Idempotent: only a submitted one is judged."""
+    from tournaments.services.transcripts import transcript_verify
+
+    transcript_verify(transcript_id=transcript_id)
+
+
+@shared_task
+def reap_transcripts() -> None:
+    """Re-send the verification of transcripts still submitted long after submission (their task was lost)."""
+    from tournaments.services.transcripts import transcripts_resend_stale
+
+    transcripts_resend_stale()
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True)
+def advance_live_match(match_id: int) -> None:
+    """Decide for the bots a live table waits on, or record a match whose games are over.
+
+    Safe twice: a decision for a table that moved on is dropped, and a match is recorded once.
+    """
+    if not live_match_record_if_over(match_id=match_id):
+        live_bots_play(match_id=match_id)
+
+
+@shared_task
+def enforce_live_clocks() -> None:
+    """Celery beat, every few seconds: people out of time forfeit; bots whose task was lost are asked again."""
+    live_clocks_enforce()
+    live_bots_reap()

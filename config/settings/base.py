@@ -196,6 +196,7 @@ CELERY_GAMES_QUEUE = env_str("CELERY_GAMES_QUEUE", "games")
 CELERY_TASK_ROUTES = {
     "tournaments.tasks.run_match": {"queue": CELERY_GAMES_QUEUE},
     "league.tasks.validate_bot_version": {"queue": CELERY_GAMES_QUEUE},
+    "tournaments.tasks.advance_live_match": {"queue": CELERY_GAMES_QUEUE},
 }
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
@@ -203,6 +204,10 @@ MATCH_REAP_SECONDS = env_int("MATCH_REAP_SECONDS", 30)
 CELERY_BEAT_SCHEDULE = {
     "reap-matches": {"task": "tournaments.tasks.reap_matches", "schedule": float(MATCH_REAP_SECONDS)},
     "reap-validations": {"task": "league.tasks.reap_validations", "schedule": float(MATCH_REAP_SECONDS)},
+    "live-clocks": {
+        "task": "tournaments.tasks.enforce_live_clocks",
+        "schedule": float(env_int("LIVE_CLOCK_SECONDS", 2)),
+    },
 }
 # A running match's worker writes a heartbeat this often; a match silent for the grace is requeued.
 MATCH_HEARTBEAT_SECONDS = env_int("MATCH_HEARTBEAT_SECONDS", 5)
@@ -241,3 +246,16 @@ if BOT_WALL_MS >= CELERY_TASK_SOFT_TIME_LIMIT * 1000:
         f"BOT_WALL_MS ({BOT_WALL_MS} ms) must be below the task's soft time limit ({CELERY_TASK_SOFT_TIME_LIMIT} s), "
         "or a slow bot would be cut off as a worker failure instead of a timeout"
     )
+
+# Live tables (docs/live-play.md). Pages learn of a change through Redis pub/sub when there is a Redis to
+# use, and by reading the match's version every LIVE_POLL_SECONDS otherwise (the embedded default).
+_redis_urls = [url for url in (CELERY_BROKER_URL, CACHE_URL) if url.startswith("redis://")]
+LIVE_EVENTS_URL = env_str("LIVE_EVENTS_URL", _redis_urls[0] if _redis_urls else "")
+if LIVE_EVENTS_URL and not LIVE_EVENTS_URL.startswith("redis://"):
+    raise ImproperlyConfigured(f"LIVE_EVENTS_URL={LIVE_EVENTS_URL!r}: use redis://host:port/db, or leave it empty")
+LIVE_POLL_SECONDS = env_int("LIVE_POLL_MS", 200) / 1000
+LIVE_KEEPALIVE_SECONDS = env_int("LIVE_KEEPALIVE_SECONDS", 15)
+#: An events stream ends after this long; the browser reconnects at once, so no server thread is held forever.
+LIVE_STREAM_SECONDS = env_int("LIVE_STREAM_SECONDS", 300)
+#: A bot at a live table that has not decided this long after its turn came is asked again (its task was lost).
+LIVE_BOT_GRACE = env_int("LIVE_BOT_GRACE", 30)

@@ -111,3 +111,77 @@ def test_module_entry_point_reports_errors_without_a_traceback() -> None:
         proc.stderr.strip()
         == "error: --deck: card 1: malformed card 'XX': expected rank (A 2-9 T J Q K) then suit (C D H S U-Z)"
     )
+
+
+def _committed_record(tmp_path: Path, *, seed: int = 11, salt: str | None = "9f" * 16) -> tuple[Path, str]:
+    """A real game written with a salt, as a live match's record is revealed, and its commitment."""
+    from engine.fairness import commitment
+    from engine.runner import play_game
+
+    record = play_game("war", agents=[None, None], seed=seed)
+    record.salt = salt
+    path = tmp_path / "game.json"
+    path.write_text(record.to_json())
+    return path, commitment(seed, salt or "")
+
+
+def test_verify_with_the_published_commitment_is_valid(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path, published = _committed_record(tmp_path)
+    code, out, err = run(capsys, "verify", str(path), "--commitment", published)
+    assert (code, err) == (0, "")
+    assert out == "valid: war, 1 steps, result confirmed, dealt from the committed seed\n"
+    # Upper case is the same digest.
+    assert run(capsys, "verify", str(path), "--commitment", published.upper())[0] == 0
+
+
+def test_verify_names_a_commitment_the_seed_and_salt_do_not_give(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path, published = _committed_record(tmp_path)
+    other = "0" * 64
+    code, out, err = run(capsys, "verify", str(path), "--commitment", other)
+    assert (code, out) == (1, "")
+    assert err == f"invalid: commitment: sha256 of salt and seed is {published}, not {other}\n"
+
+
+def test_verify_refuses_a_commitment_check_without_a_salt(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path, published = _committed_record(tmp_path, salt=None)
+    code, _, err = run(capsys, "verify", str(path), "--commitment", published)
+    assert code == 1 and err == "invalid: commitment: the record reveals no salt\n"
+
+
+def test_verify_refuses_a_commitment_check_of_an_explicit_deal(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "dealt.json"
+    assert run(capsys, "play", "war", "--deck", SUIT_MAJOR, "--out", str(path))[0] == 0
+    record = json.loads(path.read_text())
+    record["salt"] = "ab"
+    path.write_text(json.dumps(record))
+    from engine.fairness import commitment
+
+    code, _, err = run(capsys, "verify", str(path), "--commitment", commitment(record["seed"], "ab"))
+    assert code == 1
+    assert err == "invalid: commitment: the record has an explicit deal, which the committed seed does not fix\n"
+
+
+def test_a_broken_replay_is_reported_before_the_commitment(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path, published = _committed_record(tmp_path)
+    record = json.loads(path.read_text())
+    record["result"]["rounds"] += 1
+    path.write_text(json.dumps(record))
+    code, _, err = run(capsys, "verify", str(path), "--commitment", published)
+    assert code == 1 and err.startswith("invalid: result: stated rounds") and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("bad", ["abc", "g" * 64, "0" * 63, "0" * 65, ""])
+def test_a_commitment_that_is_not_64_hex_digits_exits_2(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, bad: str
+) -> None:
+    path, _ = _committed_record(tmp_path)
+    with pytest.raises(SystemExit) as exit_:
+        main(["verify", str(path), "--commitment", bad])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2
+    assert "argument --commitment: expected 64 hex digits (a SHA-256 digest)" in err
+    assert err.count("\n") == 1 and "Traceback" not in err

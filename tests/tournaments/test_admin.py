@@ -584,15 +584,17 @@ def test_matches_in_error_are_retried_and_then_played(
 def test_a_match_the_engine_cannot_play_is_reported_once_the_workers_tried(
     boss: Client, django_capture_on_commit_callbacks: Callable[..., Any]
 ) -> None:
-    competition = competition_with_bots(1)
-    Entrant.objects.create(competition=competition, player=PlayerFactory(), name="A person")
+    competition = competition_with_bots(1, game="1923", options=full_options("1923", 2))
+    # A version whose strategy the engine does not know cannot be played: its match ends in error.
+    broken = BotVersionFactory(bot=BotFactory(game="1923"), strategy="no-such-strategy")
+    Entrant.objects.create(competition=competition, bot_version=broken, name="A person")
     started(competition)
     with django_capture_on_commit_callbacks(execute=True):
         response = run(boss, competition, "play")
     assert messages_of(response) == [f"Sent 1 match of {competition.name} to the workers."]
     response = run(boss, competition, "play")
     (message,) = messages_of(response)
-    assert message.startswith(f"Sent 0 matches of {competition.name} to the workers; some are in error: A person")
+    assert message.startswith(f"Sent 0 matches of {competition.name} to the workers; some are in error: unknown bot")
 
 
 def test_recorded_results_are_read_only_for_everybody(boss: Client) -> None:
@@ -620,6 +622,7 @@ def test_an_organiser_sees_and_runs_only_their_clubs_competitions(client: Client
     assert {m["object_name"] for app in index.context["app_list"] for m in app["models"]} == {
         *["Player", "Club", "Membership", "Bot", "BotVersion"],
         *["Competition", "Entrant", "Round", "Match", "Game", "MatchSet", "Standing"],
+        "Transcript",
     }
     response = client.get(changelist_url(Competition))
     assert response.status_code == 200

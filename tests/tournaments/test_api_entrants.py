@@ -6,9 +6,9 @@ import pytest
 from django.utils import timezone
 
 from league.models import BotVersion
-from tests.factories import BotFactory, BotVersionFactory, EntrantFactory
+from tests.factories import BotFactory, BotVersionFactory, ClubFactory, EntrantFactory, MembershipFactory
 from tests.league.test_api_support import add_entrants, client_for, make_cast, results
-from tournaments.models import Entrant
+from tournaments.models import Competition, Entrant
 
 pytestmark = pytest.mark.django_db
 
@@ -30,6 +30,7 @@ def test_a_bot_owner_enters_their_ready_version() -> None:
 
 def test_a_person_enters_themself_and_an_organiser_enters_anyone() -> None:
     cast = make_cast()
+    MembershipFactory(club=cast.club, player=cast.stranger)  # only the club's members play in person
     own = cast.client("stranger").post(url(cast), {"player": cast.stranger.pk}, format="json")
     assert own.status_code == 201 and own.json()["player"] == cast.stranger.pk
     added = cast.client("organiser").post(url(cast), {"player": cast.member.pk}, format="json")
@@ -42,6 +43,47 @@ def test_entering_someone_elses_bot_or_person_is_refused() -> None:
     assert client.post(url(cast), {"bot_version": cast.version.pk}, format="json").status_code == 403
     assert client.post(url(cast), {"player": cast.stranger.pk}, format="json").status_code == 403
     assert not Entrant.objects.filter(competition=cast.competition).exists()
+
+
+def test_someone_outside_the_club_cannot_enter_themself() -> None:
+    cast = make_cast()
+    MembershipFactory(club=ClubFactory(), player=cast.stranger)  # a member elsewhere is still an outsider here
+    response = cast.client("stranger").post(url(cast), {"player": cast.stranger.pk}, format="json")
+    assert response.status_code == 403
+    assert response.json() == {"detail": f"only members of {cast.club.name} may enter"}
+    assert not Entrant.objects.filter(competition=cast.competition).exists()
+
+
+def test_an_organiser_cannot_enter_someone_outside_the_club() -> None:
+    cast = make_cast()
+    response = cast.client("organiser").post(url(cast), {"player": cast.stranger.pk}, format="json")
+    assert response.status_code == 400
+    assert response.json() == {"player": [f"{cast.stranger.display_name} is not a member of {cast.club.name}"]}
+    assert not Entrant.objects.filter(competition=cast.competition).exists()
+
+
+def test_a_club_member_enters_themself_and_the_owner_of_a_bot_need_not_be_a_member() -> None:
+    cast = make_cast()
+    own = cast.client("member").post(url(cast), {"player": cast.member.pk}, format="json")
+    assert own.status_code == 201 and own.json()["player"] == cast.member.pk
+    # Bots are not people: the rule is about who sits at a table in person.
+    bot = cast.client("owner").post(url(cast), {"bot_version": cast.version.pk}, format="json")
+    assert bot.status_code == 201
+
+
+def test_a_competition_played_with_real_cards_takes_people_only() -> None:
+    cast = make_cast()
+    Competition.objects.filter(pk=cast.competition.pk).update(people_play=Competition.PeoplePlay.TRANSCRIPT)
+    refused = cast.client("owner").post(url(cast), {"bot_version": cast.version.pk}, format="json")
+    assert refused.status_code == 400
+    assert refused.json() == {"bot_version": ["this competition is played with real cards: only people enter"]}
+    refused = cast.client("organiser").post(url(cast), {"bot_version": cast.version.pk}, format="json")
+    assert refused.status_code == 400
+    person = cast.client("member").post(url(cast), {"player": cast.member.pk}, format="json")
+    assert person.status_code == 201
+    assert list(Entrant.objects.filter(competition=cast.competition).values_list("player", flat=True)) == [
+        cast.member.pk
+    ]
 
 
 def test_a_duplicate_join_is_a_400() -> None:

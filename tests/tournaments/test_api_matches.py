@@ -9,7 +9,14 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
-from tests.factories import CompetitionFactory, EntrantFactory, PlayerFactory, full_options
+from tests.factories import (
+    BotFactory,
+    BotVersionFactory,
+    CompetitionFactory,
+    EntrantFactory,
+    PlayerFactory,
+    full_options,
+)
 from tests.league.test_api_support import add_entrants, client_for, make_cast, results
 from tests.tournaments.helpers import game_played, match_between, match_result, seats_of, started
 from tournaments.models import Competition, Match
@@ -154,9 +161,13 @@ def test_an_organiser_sends_a_match_in_error_back_to_pending_once(
     django_capture_on_commit_callbacks: Callable[..., Any],
 ) -> None:
     cast = make_cast()
+    cast.competition.game = "1923"
+    cast.competition.options = full_options("1923", 2)
+    cast.competition.save()
     add_entrants(cast.competition, 1)
-    # A person at the table cannot be played by the engine alone: the match ends in error.
-    EntrantFactory(competition=cast.competition, bot_version=None, player=cast.stranger, name="Stranger")
+    # A version whose strategy the engine does not know cannot be played: its match ends in error.
+    broken = BotVersionFactory(bot=BotFactory(game="1923"), strategy="no-such-strategy")
+    EntrantFactory(competition=cast.competition, bot_version=broken)
     client = cast.client("organiser")
     base = f"/api/tournaments/{cast.competition.pk}"
     with django_capture_on_commit_callbacks(execute=True):

@@ -11,6 +11,9 @@ from rest_framework.test import APIClient
 pytestmark = pytest.mark.django_db
 
 MAIN_PATHS = {
+    "/api/matches/{id}/table/": {"get"},
+    "/api/matches/{id}/moves/": {"post"},
+    "/api/players/me/matches/": {"get"},
     "/api/auth/token/": {"post"},
     "/api/players/": {"get"},
     "/api/players/{id}/": {"get"},
@@ -43,6 +46,14 @@ MAIN_PATHS = {
     "/api/games/": {"get"},
     "/api/games/{id}/": {"get"},
     "/api/games/{id}/record/": {"get"},
+    # Transcripts of games played with real cards.
+    "/api/matches/{match_pk}/transcripts/": {"get", "post"},
+    "/api/matches/{match_pk}/transcripts/{number}/": {"get"},
+    "/api/matches/{match_pk}/transcripts/{number}/confirm/": {"post"},
+    "/api/matches/{match_pk}/transcripts/{number}/dispute/": {"post"},
+    "/api/matches/{match_pk}/transcripts/{number}/void/": {"post"},
+    "/api/matches/{match_pk}/transcripts/{number}/accept/": {"post"},
+    "/api/tournaments/{competition_pk}/disputes/": {"get"},
 }
 
 

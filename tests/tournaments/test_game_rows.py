@@ -14,6 +14,7 @@ from engine.agents import Agent
 from engine.bots import make_bot
 from engine.games import get_game, seats_for
 from engine.match import MatchResult, play_match
+from engine.record import Record
 from engine.result import Forfeit
 from league.standings import FIGURE_FIELDS, game_figures
 from tests.factories import CompetitionFactory, EntrantFactory, full_options
@@ -75,6 +76,25 @@ def test_each_row_encodes_as_the_whole_record_would(game: str, participants: int
             winner = (record.result or {}).get("winner")
             assert row.winner_id == (None if winner is None else entrant_of[game_played.seating[winner]])
             assert (row.number, row.seed, row.deal) == (game_played.number, record.seed, record.deal)
+
+
+@pytest.mark.parametrize(("game", "participants"), CASES)
+def test_a_record_with_a_salt_is_stored_as_the_record_writes_it(game: str, participants: int) -> None:
+    # A live match's games reveal its salt at the end (engine/fairness.py); the fast writer keeps it.
+    result = played(game, participants)
+    for index, game_played in enumerate(result.games):
+        game_played.record.salt = AWKWARD if index == 0 else f"{index:032x}"
+    encoder = GameEncoder(list(range(1, participants + 1)))
+    for game_played in result.games:
+        row = encoder.encode(game_played)
+        record = game_played.record
+        assert row.record == encode_compact(record.to_dict())
+        assert json.loads(row.record) == json.loads(record.to_json())
+        assert Record.from_json(row.record).to_json() == record.to_json()
+        assert json.loads(row.record)["salt"] == record.salt
+        # COPY's line holds the same text, escaped for COPY where it must be.
+        line = encoder.copy_line(game_played, "9\t").split("\t")
+        assert line[6].replace("\\\\", "\\") == row.record
 
 
 def test_a_record_the_template_does_not_fit_is_encoded_whole(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -160,6 +180,22 @@ def test_recorded_rows_read_back_exactly_awkward_text_and_all() -> None:
     assert first.record["forfeit"]["detail"] == AWKWARD
     assert first.deal == {"note": AWKWARD, "cards": ["AS", "TH"]}
     assert {e.pk for e in entrants} == set(seats)
+
+
+@pytest.mark.django_db
+def test_a_salted_record_reads_back_as_the_record_writes_it() -> None:
+    competition = CompetitionFactory(game="war", games_per_match=3)
+    for _ in range(2):
+        EntrantFactory(competition=competition)
+    match = started(competition).matches.get()
+    result = played("war", 2, games=3)
+    for game_played in result.games:
+        game_played.record.salt = AWKWARD
+    match_record_result(match=match, result=result)
+    stored = {game.number: game.record for game in Game.objects.filter(match=match)}
+    for game_played in result.games:
+        assert stored[game_played.number]["salt"] == AWKWARD
+        assert Record.from_dict(stored[game_played.number]).to_json() == game_played.record.to_json()
 
 
 @pytest.mark.django_db

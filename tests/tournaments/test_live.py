@@ -133,7 +133,7 @@ def test_a_move_out_of_turn_stale_or_by_a_stranger_is_refused() -> None:
 
 
 def test_a_retried_move_with_the_same_id_is_applied_once() -> None:
-    match, (alice, bob) = live_match("1923", options={"mode": "set"})
+    match, (alice, _bob) = live_match("1923", options={"mode": "set"})
     version = table_for(match, 0)["version"]
     first = live_move(match_id=match.pk, player=alice, action="LOCK", version=version, client_move_id="same")
     again = live_move(match_id=match.pk, player=alice, action="lock", version=version, client_move_id="same")
@@ -144,7 +144,7 @@ def test_a_retried_move_with_the_same_id_is_applied_once() -> None:
 
 
 def test_a_person_out_of_time_forfeits_with_cause_timeout() -> None:
-    match, (alice, bob) = live_match("1923", options={"mode": "set"}, move_seconds=30)
+    match, (alice, _bob) = live_match("1923", options={"mode": "set"}, move_seconds=30)
     version = table_for(match, 0)["version"]
     live_move(match_id=match.pk, player=alice, action="LOCK", version=version, client_move_id="a")
     assert live_clocks_enforce(now=timezone.now() + timedelta(seconds=10)) == 0

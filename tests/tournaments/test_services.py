@@ -17,6 +17,7 @@ from tests.factories import (
     ClubFactory,
     CompetitionFactory,
     EntrantFactory,
+    MembershipFactory,
     PlayerFactory,
 )
 from tests.tournaments.helpers import two_bot_match
@@ -71,7 +72,9 @@ def test_joining_refuses_duplicates_wrong_games_unready_versions_and_a_full_list
     pending = BotVersionFactory(bot=BotFactory(game="war"), status=BotVersion.Status.PENDING)
     with pytest.raises(ValidationError, match="only ready versions"):
         entrant_join(competition=competition, bot_version=pending)
-    entrant_join(competition=competition, player=PlayerFactory())
+    with pytest.raises(ValidationError, match="is not a member of"):
+        entrant_join(competition=competition, player=PlayerFactory())
+    entrant_join(competition=competition, player=MembershipFactory(club=competition.club).player)
     with pytest.raises(ValidationError, match="full"):
         entrant_join(competition=competition, bot_version=ready_version())
 

@@ -10,4 +10,4 @@
 Django's autodiscovery imports this package; importing these modules registers their ModelAdmins.
 """
 
-from tournaments.admin import competitions, matches, results  # noqa: F401
+from tournaments.admin import competitions, matches, results, transcripts  # noqa: F401

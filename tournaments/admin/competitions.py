@@ -19,6 +19,7 @@ from tournaments.admin.actions import (
 from tournaments.admin.forms import RULE_FIELDS, CompetitionAddForm, CompetitionChangeForm
 from tournaments.admin.pages import competition_page
 from tournaments.admin.scope import CompetitionPartAdmin, ReadOnlyInline, runs_competition
+from tournaments.admin.seeds import competition_seed_text
 from tournaments.admin.views import CompetitionRunViews, change_url
 from tournaments.models import Competition, Entrant, Match
 from tournaments.services.competitions import (
@@ -64,7 +65,7 @@ class CompetitionAdmin(CompetitionRunViews):
         "game",
         "format",
         "players_per_match",
-        "seed",
+        "seed_shown",
         "status",
         "organiser_list",
         "created_by",
@@ -91,6 +92,10 @@ class CompetitionAdmin(CompetitionRunViews):
     @admin.display(description="Matches done")
     def progress(self, competition: Competition) -> str:
         return f"{getattr(competition, 'match_done', 0)} / {getattr(competition, 'match_total', 0)}"
+
+    @admin.display(description="Seed")
+    def seed_shown(self, competition: Competition) -> str:
+        return competition_seed_text(competition)
 
     @admin.display(description="Organisers")
     def organiser_list(self, competition: Competition) -> str:

@@ -50,7 +50,12 @@ class CompetitionAddForm(forms.ModelForm):
     games_per_match = forms.IntegerField(min_value=1, max_value=1000, initial=1)
     players_per_match = forms.IntegerField(min_value=2, max_value=12, initial=2)
     seed = forms.IntegerField(
-        required=False, min_value=0, max_value=2**62, help_text="Leave empty for a random seed; fix it to replay."
+        required=False,
+        min_value=0,
+        max_value=2**62,
+        # People's matches never derive from it (services/competitions.py, match_seed); it stays hidden until the end.
+        help_text="Leave empty for a random seed; fix it to replay the bot-only matches. "
+        "Matches with people get secret seeds of their own. Shown once the competition is over.",
     )
 
     class Meta:

@@ -15,6 +15,7 @@ from engine.record import Record
 from engine.verify import verify
 from tournaments.admin.figures import match_points_text
 from tournaments.admin.scope import CompetitionPartAdmin, MatchPartAdmin
+from tournaments.admin.seeds import HIDDEN, match_over
 from tournaments.models import Competition, Game, MatchSet, Standing
 
 
@@ -25,7 +26,7 @@ def pretty_json(value: Any, *, compact: bool = False) -> str:
 
 @admin.register(Game)
 class GameAdmin(MatchPartAdmin):
-    list_display = ["__str__", "match", "competition", "number", "winner", "seed", "recorded_at"]
+    list_display = ["__str__", "match", "competition", "number", "winner", "seed_shown", "recorded_at"]
     list_filter = ["match__competition__game", ("match__competition", admin.RelatedOnlyFieldListFilter)]
     search_fields = ["match__competition__name", "winner__name"]
     list_select_related = ["match__competition", "winner"]
@@ -35,7 +36,7 @@ class GameAdmin(MatchPartAdmin):
         "number",
         "winner",
         "seating_view",
-        "seed",
+        "seed_shown",
         "options_view",
         "result_view",
         "verdict",
@@ -69,13 +70,20 @@ class GameAdmin(MatchPartAdmin):
     def result_view(self, game: Game) -> str:
         return pretty_json(game.result)
 
+    # A game row is written when its match is recorded, so these are normally shown; should a game
+    # ever exist before its match is over, its seed, deal and record (which holds both) stay hidden.
+
+    @admin.display(description="Seed")
+    def seed_shown(self, game: Game) -> str:
+        return str(game.seed) if match_over(game.match) else HIDDEN
+
     @admin.display(description="Deal")
     def deal_view(self, game: Game) -> str:
-        return pretty_json(game.deal)
+        return pretty_json(game.deal) if match_over(game.match) else HIDDEN
 
     @admin.display(description="Record (replayable)")
     def record_view(self, game: Game) -> str:
-        return pretty_json(game.record, compact=True)
+        return pretty_json(game.record, compact=True) if match_over(game.match) else HIDDEN
 
     @admin.display(description="Replay check")
     def verdict(self, game: Game) -> str:

@@ -1,4 +1,5 @@
-"""/api/tournaments/{id}/entrants/: who is in. Owners enter their own bots, people themselves; organisers anyone."""
+"""/api/tournaments/{id}/entrants/: who is in. Owners enter their own bots, club members themselves; organisers
+enter any bot and any member of the club."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from tournaments.api.scoping import CompetitionScoped, schema_only
 from tournaments.api.serializers import EntrantJoinSerializer, EntrantSerializer
 from tournaments.models import Entrant
 from tournaments.selectors import competition_entrants
-from tournaments.services.competitions import entrant_join, entrant_withdraw
+from tournaments.services.competitions import entrant_join, entrant_withdraw, is_club_member
 
 
 def _answers_for(entrant_owner: int | None, player: Player | None) -> bool:
@@ -45,6 +46,11 @@ class EntrantViewSet(CompetitionScoped, mixins.ListModelMixin, viewsets.GenericV
         owner = version.bot.owner_id if version is not None else person.pk
         if not (_answers_for(owner, player) or is_organiser(request, self.competition)):
             raise PermissionDenied("you may enter your own bots or yourself; organisers may enter anyone")
+        club = self.competition.club
+        entering_self = person is not None and _answers_for(person.pk, player)
+        if entering_self and not is_club_member(club_id=club.pk, player=person):
+            # Entering oneself is a right of the club's members; an organiser entering an outsider is a 400 below.
+            raise PermissionDenied(f"only members of {club.name} may enter")
         entrant = entrant_join(competition=self.competition, bot_version=version, player=person)
         return Response(EntrantSerializer(entrant).data, status=status.HTTP_201_CREATED)
 

@@ -3,7 +3,8 @@
 Input serializers only check types and shapes; the rules (the engine's options, a full
 entrant list, too few entrants) live in the services, whose ValidationErrors become
 field-level 400s in config/api.py. Seeds never appear here: a competition's or match's
-seed derives every game's seed, which reveals every private card (see GameRecordView).
+seed derives every game's seed, which reveals every private card (see GameRecordView, which
+reveals a game's seed and salt only once its live match is done).
 """
 
 from __future__ import annotations
@@ -44,6 +45,10 @@ class CompetitionSerializer(serializers.ModelSerializer[Competition]):
             "games_per_match",
             "max_entrants",
             "status",
+            "people_play",
+            "move_seconds",
+            "game_seconds",
+            "live_tables_public",
             "entrant_count",
             "organisers",
             "created_by",
@@ -66,6 +71,14 @@ class CompetitionCreateSerializer(serializers.Serializer[Competition]):
     games_per_match = serializers.IntegerField(min_value=1, max_value=1000, default=1)
     max_entrants = serializers.IntegerField(min_value=2, required=False, allow_null=True, default=None)
     seed = serializers.IntegerField(min_value=0, max_value=MAX_SEED, required=False, allow_null=True, default=None)
+    people_play = serializers.ChoiceField(choices=Competition.PeoplePlay.choices, default=Competition.PeoplePlay.LIVE)
+    move_seconds = serializers.IntegerField(
+        min_value=5, max_value=7 * 86400, default=300, help_text="a person's time for one decision at a live table"
+    )
+    game_seconds = serializers.IntegerField(
+        min_value=10, max_value=30 * 86400, default=3600, help_text="a person's time for all their decisions in a game"
+    )
+    live_tables_public = serializers.BooleanField(default=True, help_text="whether anyone may watch live tables")
 
 
 class CompetitionUpdateSerializer(serializers.Serializer[Competition]):
@@ -241,6 +254,12 @@ class GameSerializer(serializers.ModelSerializer[Game]):
 class GameRecordSerializer(serializers.Serializer[Any]):
     visibility = serializers.ChoiceField(choices=["public", "private"])
     record = serializers.JSONField(help_text="public: no seed or deal, a spectator's view after every step")
+    # Present only once a live match is done: what a player needs to check the deal (docs/fair-play.md).
+    seed = serializers.IntegerField(required=False, help_text="revealed when the live match is done")
+    salt = serializers.CharField(required=False, help_text="revealed when the live match is done")
+    commitment = serializers.CharField(
+        required=False, help_text="the commitment to this game's seed published when the match started"
+    )
 
 
 class RecordQuerySerializer(serializers.Serializer[Any]):

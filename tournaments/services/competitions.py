@@ -18,7 +18,7 @@ from django.utils import timezone
 from engine.errors import EngineError
 from engine.games import GAME_NAMES, get_game, seats_for
 from engine.rng import derive_seed
-from league.models import BotVersion, Club, Player
+from league.models import BotVersion, Club, Membership, Player
 from tournaments.models import Competition, Entrant, Match, MatchParticipant, Round, Standing
 from tournaments.pairing import FORMATS, PairingError
 from tournaments.services.scheduling import matches_release, round_release
@@ -61,8 +61,18 @@ def competition_create(
     games_per_match: int = 1,
     max_entrants: int | None = None,
     seed: int | None = None,
+    people_play: str = Competition.PeoplePlay.LIVE,
+    move_seconds: int = 300,
+    game_seconds: int = 3600,
+    live_tables_public: bool = True,
 ) -> Competition:
     errors: dict[str, str] = {}
+    if people_play not in Competition.PeoplePlay.values:
+        errors["people_play"] = f"choose one of {', '.join(Competition.PeoplePlay.values)}"
+    if move_seconds < 1:
+        errors["move_seconds"] = "must be at least 1"
+    if game_seconds < move_seconds:
+        errors["game_seconds"] = "must be at least move_seconds: a game's time holds at least one decision"
     if kind not in Competition.Kind.values:
         errors["kind"] = f"choose one of {', '.join(Competition.Kind.values)}"
     if format not in FORMATS:
@@ -87,6 +97,10 @@ def competition_create(
             games_per_match=games_per_match,
             max_entrants=max_entrants,
             seed=secrets.randbits(62) if seed is None else seed,
+            people_play=people_play,
+            move_seconds=move_seconds,
+            game_seconds=game_seconds,
+            live_tables_public=live_tables_public,
         )
         competition.organisers.add(created_by)
     return competition
@@ -95,7 +109,11 @@ def competition_create(
 def entrant_join(
     *, competition: Competition, bot_version: BotVersion | None = None, player: Player | None = None
 ) -> Entrant:
-    """Enter a bot version or a person; refused once the competition has started or is full."""
+    """Enter a bot version or a person; refused once the competition has started or is full.
+
+    A person must be a member of the competition's club; a bot cannot enter a competition played with
+    real cards (people_play "transcript").
+    """
     if (bot_version is None) == (player is None):
         raise ValidationError({"entrant": "give exactly one of a bot version or a player"})
     with transaction.atomic():
@@ -109,6 +127,7 @@ def entrant_join(
             _check_bot_version(locked, bot_version)
             name = f"{bot_version.bot.name} v{bot_version.number}"
         elif player is not None:
+            _check_person(locked, player)
             name = player.display_name
         try:
             with transaction.atomic():
@@ -117,7 +136,20 @@ def entrant_join(
             raise ValidationError({"entrant": f"{name} has already joined this competition"}) from None
 
 
+def is_club_member(*, club_id: int, player: Player) -> bool:
+    return Membership.objects.filter(club_id=club_id, player=player).exists()
+
+
+def _check_person(competition: Competition, player: Player) -> None:
+    # People play in their own club's competitions only (issue 10, "Who may enter"), whoever enters them.
+    if not is_club_member(club_id=competition.club_id, player=player):
+        raise ValidationError({"player": f"{player.display_name} is not a member of {competition.club.name}"})
+
+
 def _check_bot_version(competition: Competition, version: BotVersion) -> None:
+    if competition.people_play == Competition.PeoplePlay.TRANSCRIPT:
+        # Its matches are played at a real table and reported by transcript: there is no seat for a bot.
+        raise ValidationError({"bot_version": "this competition is played with real cards: only people enter"})
     if version.bot.game != competition.game:
         raise ValidationError({"bot_version": f"this bot plays {version.bot.game}, not {competition.game}"})
     if version.status != BotVersion.Status.READY:
@@ -157,15 +189,16 @@ def _create_schedule(competition: Competition, schedule: list[list[tuple[int, ..
     rounds = Round.objects.bulk_create(
         Round(competition=competition, number=number) for number in range(1, len(schedule) + 1)
     )
+    people = set(competition.entrants.filter(player__isnull=False).values_list("id", flat=True))
     matches = Match.objects.bulk_create(
         Match(
             competition=competition,
             round=round_,
             number=number,
-            seed=derive_seed(competition.seed, f"round/{round_.number}/match/{number}"),
+            seed=match_seed(competition, round_.number, number, seats_a_person=not people.isdisjoint(table)),
         )
         for round_, tables in zip(rounds, schedule, strict=True)
-        for number, _ in enumerate(tables, start=1)
+        for number, table in enumerate(tables, start=1)
     )
     tables = [table for tables in schedule for table in tables]
     MatchParticipant.objects.bulk_create(
@@ -175,13 +208,25 @@ def _create_schedule(competition: Competition, schedule: list[list[tuple[int, ..
     )
 
 
+def match_seed(competition: Competition, round_number: int, number: int, *, seats_a_person: bool) -> int:
+    """A bot-only match's seed derives from the competition's, so a chosen seed replays the competition.
+
+    A match that seats a person gets a fresh secret seed instead (DESIGN.md, "Seeds stay secret until
+    the end"): an organiser may choose the competition's seed, and must learn nothing of a person's deal.
+    """
+    if seats_a_person:
+        return secrets.randbits(62)
+    return derive_seed(competition.seed, f"round/{round_number}/match/{number}")
+
+
 def competition_cancel(*, competition: Competition) -> Competition:
     """Stop a competition: its pending matches are cancelled; recorded results stay."""
     with transaction.atomic():
         locked = Competition.objects.select_for_update(no_key=True).get(pk=competition.pk)
         if locked.status in (Competition.Status.FINISHED, Competition.Status.CANCELLED):
             raise ValidationError({"competition": f"the competition is already {locked.status}"})
-        locked.matches.filter(status__in=[Match.Status.PENDING, Match.Status.ERROR]).update(
+        # Live matches stop too: nobody may go on moving at a table whose competition is over.
+        locked.matches.filter(status__in=[Match.Status.PENDING, Match.Status.ERROR, Match.Status.LIVE]).update(
             status=Match.Status.CANCELLED
         )
         locked.status = Competition.Status.CANCELLED

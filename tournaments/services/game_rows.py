@@ -31,16 +31,19 @@ from tournaments.models import Game
 #: Every column but the id and recorded_at, which the database fills in.
 _COLUMNS = ("match_id", "number", "seating", "seed", "deal", "options", "record", "result", "winner_id")
 
-#: The keys of ``Record.to_dict()`` in its order, which the template below spells out.
+#: The keys of ``Record.to_dict()`` in its order, which the template below spells out. A record
+#: with a salt (a live match's game, revealed at its end) also has "salt" right after "seed".
 _RECORD_KEYS = ("format", "game", "players", "options", "seed", "deal", "actions", "forfeit", "result")
 
 
 def _template_fits() -> bool:
     """If the engine's record ever gains or reorders a field, every record is encoded whole instead."""
     try:
-        return tuple(Record(game="", players=0, options={}, seed=0, deal=None).to_dict()) == _RECORD_KEYS
+        plain = tuple(Record(game="", players=0, options={}, seed=0, deal=None).to_dict())
+        salted = tuple(Record(game="", players=0, options={}, seed=0, deal=None, salt="").to_dict())
     except TypeError:  # a new required field
         return False
+    return plain == _RECORD_KEYS and salted == (*_RECORD_KEYS[:5], "salt", *_RECORD_KEYS[5:])
 
 
 _TEMPLATE_FITS = _template_fits()
@@ -134,8 +137,10 @@ class GameEncoder:
         actions = record.actions
         forfeit = record.forfeit
         deal = record.deal
+        # Only a live match's games carry a salt; it sits between the seed and the deal, as in to_dict.
+        salt = "" if record.salt is None else f',"salt":{_encode(record.salt)}'
         return (
-            f"{self._prefix}{seed if type(seed) is int else _encode(seed)}"
+            f"{self._prefix}{seed if type(seed) is int else _encode(seed)}{salt}"
             f',"deal":{"null" if deal is None else _encode(deal)}'
             # War never asks a seat anything: its one step is always empty.
             f',"actions":{"[[]]" if actions == [[]] else _encode(actions)}'

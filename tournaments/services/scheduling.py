@@ -21,6 +21,8 @@ from django.utils import timezone
 from kombu.exceptions import ChannelError
 
 from tournaments.models import Match, Round
+from tournaments.services.live_start import live_matches_start
+from tournaments.services.live_tables import matches_with_people
 
 log = logging.getLogger(__name__)
 
@@ -33,7 +35,16 @@ def matches_release(*, match_ids: Sequence[int]) -> int:
     ids = list(match_ids)
     if not ids:
         return 0
-    queued = Match.objects.filter(id__in=ids, status=Match.Status.PENDING).update(queued_at=timezone.now())
+    # A match with a person in it is played at live tables (or with real cards), not by a worker alone.
+    people = matches_with_people(ids)
+    if people:
+        live_matches_start(match_ids=sorted(people))
+        ids = [match_id for match_id in ids if match_id not in people]
+    queued = len(people) + Match.objects.filter(id__in=ids, status=Match.Status.PENDING).update(
+        queued_at=timezone.now()
+    )
+    if not ids:
+        return queued
     # robust: a broker that is down must not undo the commit; the reaper re-sends later.
     transaction.on_commit(lambda: _send(ids), robust=True)
     return queued

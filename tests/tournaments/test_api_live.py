@@ -1,0 +1,146 @@
+"""The live-table API: the table and its ETag, moves and their refusals, the events stream, a person's matches."""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import pytest
+from rest_framework.test import APIClient
+
+from league.models import Player
+from tests.factories import PlayerFactory
+from tests.tournaments.live_support import live_match
+from tournaments.models import Competition, LiveMove, Match
+
+pytestmark = pytest.mark.django_db
+
+
+def client_of(player: Player | None) -> APIClient:
+    client = APIClient()
+    if player is not None:
+        client.force_authenticate(player.user)
+    return client
+
+
+def table(client: APIClient, match: Match) -> dict[str, Any]:
+    response = client.get(f"/api/matches/{match.pk}/table/")
+    assert response.status_code == 200, response.content
+    return response.json()
+
+
+def move(client: APIClient, match: Match, action: str, version: int, move_id: str) -> Any:
+    body = {"action": action, "version": version, "client_move_id": move_id}
+    return client.post(f"/api/matches/{match.pk}/moves/", body, format="json")
+
+
+def test_a_seated_person_sees_their_own_view_and_a_spectator_the_public_one() -> None:
+    match, (alice, _) = live_match("1923", options={"mode": "set"})
+    mine = table(client_of(alice), match)
+    assert mine["seat"] == 0 and mine["legal_actions"] == ["DRAW", "LOCK"] and mine["observation"]["hand"]
+    assert len(mine["commitments"]) == 1 and mine["status"] == "live"
+    assert mine["seats"][1]["clock"]["move_ms"] > 0
+    public = table(client_of(None), match)
+    assert public["seat"] is None and public["legal_actions"] == [] and public["observation"]["hand"] is None
+
+
+def test_the_table_answers_304_while_nothing_changed() -> None:
+    match, (alice, bob) = live_match("1923", options={"mode": "set"})
+    client = client_of(alice)
+    first = client.get(f"/api/matches/{match.pk}/table/")
+    etag = first["ETag"]
+    assert client.get(f"/api/matches/{match.pk}/table/", HTTP_IF_NONE_MATCH=etag).status_code == 304
+    move(client_of(bob), match, "LOCK", first.json()["version"], "b1")
+    changed = client.get(f"/api/matches/{match.pk}/table/", HTTP_IF_NONE_MATCH=etag)
+    assert changed.status_code == 200 and changed["ETag"] != etag
+
+
+def test_moves_are_answered_with_the_new_table_and_refused_with_clear_codes() -> None:
+    match, (alice, bob) = live_match("banter")
+    leader, follower = (alice, bob) if table(client_of(alice), match)["legal_actions"] else (bob, alice)
+    version = table(client_of(leader), match)["version"]
+
+    illegal = move(client_of(leader), match, "PLAY ZZ", version, "x1")
+    assert illegal.status_code == 400 and "illegal action 'PLAY ZZ'" in illegal.json()["action"][0]
+    out_of_turn = move(client_of(follower), match, "STOP", version, "f1")
+    assert out_of_turn.status_code == 409 and "no decision to make" in out_of_turn.json()["detail"]
+    stranger = move(client_of(PlayerFactory()), match, "STOP", version, "s1")
+    assert stranger.status_code == 403
+    anonymous = move(client_of(None), match, "STOP", version, "a1")
+    assert anonymous.status_code in (401, 403)
+    malformed = client_of(leader).post(f"/api/matches/{match.pk}/moves/", {"action": "STOP"}, format="json")
+    assert malformed.status_code == 400 and set(malformed.json()) == {"version", "client_move_id"}
+    assert not LiveMove.objects.exists()
+
+    done = move(client_of(leader), match, "STOP", version, "l1")
+    assert done.status_code == 200 and done.json()["version"] > version
+    again = move(client_of(leader), match, "STOP", version, "l1")
+    assert again.status_code == 200 and again["Idempotent-Replayed"] == "true"
+    stale = move(client_of(leader), match, "STOP", version, "l2")
+    assert stale.status_code == 409
+    assert LiveMove.objects.count() == 1
+    missing = move(client_of(leader), Match(pk=987654), "STOP", version, "m")
+    assert missing.status_code == 404
+
+
+def test_hidden_live_tables_are_refused_to_spectators_but_not_to_the_players() -> None:
+    match, (alice, _) = live_match("1923", options={"mode": "set"}, live_tables_public=False)
+    assert client_of(None).get(f"/api/matches/{match.pk}/table/").status_code == 403
+    assert client_of(PlayerFactory()).get(f"/api/matches/{match.pk}/table/").status_code == 403
+    assert client_of(alice).get(f"/api/matches/{match.pk}/table/").status_code == 200
+    Competition.objects.filter(pk=match.competition_id).update(live_tables_public=True)
+    assert client_of(None).get(f"/api/matches/{match.pk}/table/").status_code == 200
+
+
+def test_a_person_lists_their_matches_with_whose_turn_it_is() -> None:
+    match, (alice, bob) = live_match("1923", options={"mode": "set"})
+    rows = client_of(alice).get("/api/players/me/matches/").json()
+    assert [row["id"] for row in rows] == [match.pk]
+    assert rows[0]["my_turn"] is True and rows[0]["to_act"] == [0, 1] and rows[0]["play_url"]
+    move(client_of(alice), match, "LOCK", rows[0]["version"], "a1")
+    assert client_of(alice).get("/api/players/me/matches/").json()[0]["my_turn"] is False
+    assert client_of(bob).get("/api/players/me/matches/").json()[0]["my_turn"] is True
+    assert client_of(PlayerFactory()).get("/api/players/me/matches/").json() == []
+    assert client_of(None).get("/api/players/me/matches/").status_code in (401, 403)
+
+
+def test_the_events_stream_opens_with_the_viewers_table(settings: Any) -> None:
+    settings.LIVE_STREAM_SECONDS = 0
+    match, (alice, _) = live_match("1923", options={"mode": "set"})
+    client = APIClient()
+    client.force_login(alice.user)  # a browser's session: the stream is a plain Django view
+    response = client.get(f"/api/matches/{match.pk}/events/")
+    assert response.status_code == 200 and response["Content-Type"] == "text/event-stream"
+    first = b"".join(response.streaming_content).decode().split("\n\n")[0]
+    event, data = first.split("\n", 1)
+    assert event == "event: table"
+    view = json.loads(data.removeprefix("data: "))
+    assert view["seat"] == 0 and view["legal_actions"] == ["DRAW", "LOCK"]
+
+
+def test_the_events_stream_refuses_spectators_of_hidden_tables() -> None:
+    match, _ = live_match("1923", options={"mode": "set"}, live_tables_public=False)
+    assert client_of(None).get(f"/api/matches/{match.pk}/events/").status_code == 401
+    stranger = APIClient()
+    stranger.force_login(PlayerFactory().user)
+    assert stranger.get(f"/api/matches/{match.pk}/events/").status_code == 403
+
+
+def test_a_whole_game_is_played_through_the_api() -> None:
+    match, players = live_match("punk", people=3)
+    clients = [client_of(p) for p in players]
+    rng = random.Random(5)
+    for number in range(200):
+        match.refresh_from_db()
+        if match.status != Match.Status.LIVE:
+            break
+        for client in clients:
+            view = table(client, match)
+            if view["legal_actions"]:
+                response = move(client, match, rng.choice(view["legal_actions"]), view["version"], f"m{number}")
+                assert response.status_code == 200, response.content
+    match.refresh_from_db()
+    assert match.status == Match.Status.DONE
+    final = table(clients[0], match)
+    assert final["status"] == "done" and final["finished_games"][0]["result"]["ranks"]
