@@ -57,6 +57,13 @@ COMPETITIONS = (
 )
 
 
+#: Live tables for the demo login to play at (/play/): two people and a bot, every match refereed live.
+LIVE_COMPETITION = DemoCompetition("Demo live 1923", "1923", {"mode": "set"})
+#: Who sits at the live tables: the demo login, this member, and a bot of this strategy.
+LIVE_PEOPLE = ("alice",)
+LIVE_BOT = "counter"
+
+
 def strategies(game: str) -> list[str]:
     """The game's built-in strategies, its own before ``random``, so every one of them enters."""
     names = bot_names(game)
@@ -85,6 +92,7 @@ def build_demo(*, say: Callable[[str], None] = lambda line: None) -> DemoReport:
             if not Membership.objects.filter(club=club, player=member).exists():
                 club_add_member(club=club, player=member)
         competitions = [_competition(spec, club, organiser, members, report) for spec in COMPETITIONS]
+        _live_competition(club, organiser, members, report)
     for line in report.created:
         say(f"created {line}")
     if report.bots_created:
@@ -147,6 +155,28 @@ def _competition(
             version = _bot_version(member, spec.game, strategy, report)
             if version.pk not in entered:
                 entrant_join(competition=competition, bot_version=version)
+        competition = competition_start(competition=competition)
+    return competition
+
+
+def _live_competition(club: Club, organiser: Player, members: list[Player], report: DemoReport) -> Competition:
+    """People's matches start live when the competition starts; the workers play the bot's seats."""
+    spec = LIVE_COMPETITION
+    competition = Competition.objects.filter(club=club, name=spec.name).first()
+    if competition is None:
+        competition = competition_create(
+            club=club, created_by=organiser, name=spec.name, game=spec.game, options=spec.options
+        )
+        report.created.append(f"competition {spec.name}")
+    if competition.status == Competition.Status.OPEN:
+        people = [organiser, *(m for m in members if m.user.username in LIVE_PEOPLE)]
+        entered = set(competition.entrants.values_list("player_id", "bot_version_id"))
+        for person in people:
+            if (person.pk, None) not in entered:
+                entrant_join(competition=competition, player=person)
+        version = _bot_version(members[-1], spec.game, LIVE_BOT, report)
+        if (None, version.pk) not in entered:
+            entrant_join(competition=competition, bot_version=version)
         competition = competition_start(competition=competition)
     return competition
 

@@ -339,6 +339,10 @@ def create_data(club: Club, organiser: Player, **overrides: Any) -> dict[str, An
         "options": "{}",
         "organiser": organiser.pk,
         "seed": "",
+        "people_play": "live",
+        "move_seconds": 300,
+        "game_seconds": 3600,
+        "live_tables_public": "on",
         "entrants-TOTAL_FORMS": 0,
         "entrants-INITIAL_FORMS": 0,
     }

@@ -11,7 +11,7 @@ from django.test import Client
 
 from engine.bots import bot_names
 from league.models import Membership
-from tournaments.demo import COMPETITIONS, DEMO_PASSWORD, DEMO_USERNAME, demo_counts
+from tournaments.demo import COMPETITIONS, DEMO_PASSWORD, DEMO_USERNAME, LIVE_COMPETITION, demo_counts
 from tournaments.models import Competition, Game, Match, Standing
 
 pytestmark = pytest.mark.django_db
@@ -29,7 +29,7 @@ def test_load_demo_builds_a_played_competition_per_game_and_a_working_login(clie
     user = get_user_model().objects.get(username=DEMO_USERNAME)
     assert user.is_superuser and user.is_staff and user.check_password(DEMO_PASSWORD)
     assert Membership.objects.get(player__user=user).role == Membership.Role.ORGANISER
-    competitions = {c.game: c for c in Competition.objects.all()}
+    competitions = {c.game: c for c in Competition.objects.exclude(name=LIVE_COMPETITION.name)}
     assert sorted(competitions) == sorted(spec.game for spec in COMPETITIONS)
     for game, competition in competitions.items():
         assert competition.status == Competition.Status.FINISHED
@@ -79,3 +79,13 @@ def test_load_demo_restores_the_demo_login_it_prints() -> None:
     load()
     user.refresh_from_db()
     assert user.is_superuser and user.check_password(DEMO_PASSWORD)
+
+
+def test_load_demo_opens_live_tables_for_the_demo_login() -> None:
+    load()
+    live = Competition.objects.get(name=LIVE_COMPETITION.name)
+    assert live.status == Competition.Status.RUNNING
+    matches = live.matches.all()
+    assert matches.count() == 3 and all(m.status == Match.Status.LIVE for m in matches)
+    demo = get_user_model().objects.get(username=DEMO_USERNAME).player
+    assert live.matches.filter(participants__entrant__player=demo).count() == 2

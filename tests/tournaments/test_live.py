@@ -204,3 +204,38 @@ def test_cancelling_the_competition_stops_its_live_tables() -> None:
     competition_cancel(competition=match.competition)
     with pytest.raises(LiveConflict, match="cancelled"):
         live_move(match_id=match.pk, player=alice, action="LOCK", version=1, client_move_id="a")
+
+
+class _Deadlock(Exception):
+    sqlstate = "40P01"
+
+
+def _aborted(sqlstate_error: Exception) -> Exception:
+    from django.db import OperationalError
+
+    error = OperationalError("aborted")
+    error.__cause__ = sqlstate_error
+    return error
+
+
+def test_a_transaction_aborted_to_break_a_deadlock_runs_again_and_other_errors_do_not() -> None:
+    from tournaments.services.live import retrying_deadlocks
+
+    calls: list[int] = []
+
+    def twice_deadlocked() -> str:
+        calls.append(1)
+        if len(calls) < 3:
+            raise _aborted(_Deadlock())
+        return "done"
+
+    assert retrying_deadlocks(twice_deadlocked) == "done" and len(calls) == 3
+
+    def broken() -> str:
+        calls.append(1)
+        raise _aborted(ValueError("not a deadlock"))
+
+    calls.clear()
+    with pytest.raises(Exception, match="aborted"):
+        retrying_deadlocks(broken)
+    assert len(calls) == 1

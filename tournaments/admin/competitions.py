@@ -65,6 +65,10 @@ class CompetitionAdmin(CompetitionRunViews):
         "game",
         "format",
         "players_per_match",
+        "people_play",
+        "move_seconds",
+        "game_seconds",
+        "live_tables_public",
         "seed_shown",
         "status",
         "organiser_list",
@@ -160,6 +164,10 @@ class CompetitionAdmin(CompetitionRunViews):
             games_per_match=data["games_per_match"],
             max_entrants=data["max_entrants"],
             seed=data["seed"],
+            people_play=data["people_play"],
+            move_seconds=data["move_seconds"],
+            game_seconds=data["game_seconds"],
+            live_tables_public=data["live_tables_public"],
         )
         adopt(obj, created)
 

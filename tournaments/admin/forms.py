@@ -70,6 +70,10 @@ class CompetitionAddForm(forms.ModelForm):
             "games_per_match",
             "max_entrants",
             "options",
+            "people_play",
+            "move_seconds",
+            "game_seconds",
+            "live_tables_public",
             "seed",
         ]
 

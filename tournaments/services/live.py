@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+from collections.abc import Callable
 from datetime import datetime
+from typing import TypeVar
 
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import OperationalError, transaction
 from django.utils import timezone
 
 from engine.cards import normalise_action
@@ -38,6 +40,8 @@ from tournaments.services.live_tables import (
     settle,
 )
 from tournaments.services.results import match_record_result
+
+T = TypeVar("T")
 
 
 class NotAtTable(Exception):
@@ -102,6 +106,12 @@ def live_move(
         raise ValidationError({"client_move_id": "give an id of 1 to 64 characters, new for each move"})
     if not isinstance(action, str) or not action.strip() or len(action) > 200:
         raise ValidationError({"action": "give one of the legal actions the table lists"})
+    return retrying_deadlocks(lambda: _move(match_id, player, action, version, client_move_id, now))
+
+
+def _move(
+    match_id: int, player: Player, action: str, version: int, client_move_id: str, now: datetime | None
+) -> MoveOutcome:
     with transaction.atomic():
         context = lock_live_match(match_id)
         participant = next((p for p in context.participants if p.player_id == player.pk), None)
@@ -194,6 +204,12 @@ def live_bot_move(
 
     ``action`` None means the bot failed: ``failure`` is its forfeit cause and detail.
     """
+    return retrying_deadlocks(lambda: _bot_move(match_id, entrant_id, seat, decision_version, action, failure))
+
+
+def _bot_move(
+    match_id: int, entrant_id: int, seat: int, decision_version: int, action: str | None, failure: tuple[str, str]
+) -> bool:
     with transaction.atomic():
         context = lock_live_match(match_id)
         table = current_table(match_id)
@@ -221,20 +237,46 @@ def live_clocks_enforce(*, now: datetime | None = None) -> int:
     forfeited = 0
     due = LiveTable.objects.filter(deadline__lte=now, finished_at__isnull=True, match__status=Match.Status.LIVE)
     for match_id in due.values_list("match_id", flat=True).distinct():
-        with transaction.atomic():
-            context = lock_live_match(match_id)
-            table = current_table(match_id)
-            if context.match.status != Match.Status.LIVE or table is None or table.finished_at is not None:
-                continue
-            game = LiveGame.loads(table.game)
-            people = context.people_seats(table)
-            late = [
-                (seat_deadline(context.competition, table, seat), seat)
-                for seat in game.awaiting()
-                if seat in people and seat_deadline(context.competition, table, seat) <= now
-            ]
-            if late:
-                # The forfeit names one seat: the one whose time ran out first (the lower seat on a tie).
-                _forfeit(context, table, game, min(late)[1], "timeout", "ran out of time", now)
-                forfeited += 1
+        forfeited += retrying_deadlocks(lambda match_id=match_id: _forfeit_late(match_id, now))
     return forfeited
+
+
+def _forfeit_late(match_id: int, now: datetime) -> int:
+    with transaction.atomic():
+        context = lock_live_match(match_id)
+        table = current_table(match_id)
+        if context.match.status != Match.Status.LIVE or table is None or table.finished_at is not None:
+            return 0
+        game = LiveGame.loads(table.game)
+        people = context.people_seats(table)
+        late = [
+            (seat_deadline(context.competition, table, seat), seat)
+            for seat in game.awaiting()
+            if seat in people and seat_deadline(context.competition, table, seat) <= now
+        ]
+        if not late:
+            return 0
+        # The forfeit names one seat: the one whose time ran out first (the lower seat on a tie).
+        _forfeit(context, table, game, min(late)[1], "timeout", "ran out of time", now)
+        return 1
+
+
+def retrying_deadlocks(work: Callable[[], T], attempts: int = 3) -> T:
+    """Run a live transaction again when PostgreSQL broke a deadlock by aborting it.
+
+    A change of a live match locks the match, and, when it ends the match, then the competition
+    (recording); cancelling a competition locks the competition, then its matches. The two can meet
+    the other way round: the one PostgreSQL aborts rolled back whole, so running it again is safe,
+    and it then finds the competition cancelled (or the match recorded).
+    """
+    for attempt in range(1, attempts + 1):
+        try:
+            return work()
+        except OperationalError as exc:
+            if attempt == attempts or getattr(exc.__cause__, "sqlstate", None) != _DEADLOCK:
+                raise
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+#: PostgreSQL's SQLSTATE for a transaction aborted to break a deadlock.
+_DEADLOCK = "40P01"
