@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from django.db.models import Q, QuerySet
+from django.db.models import Q
 from django.utils import timezone
 
 from engine.referee import LiveGame
@@ -148,9 +148,13 @@ def _finished(match_id: int) -> list[dict[str, Any]]:
     ]
 
 
-def my_matches(*, player: Player) -> QuerySet[Match]:
-    """The person's live and pending matches, newest competitions first."""
-    return (
+def my_matches(*, player: Player) -> list[dict[str, Any]]:
+    """The person's live and pending matches, newest competitions first: whose turn it is, and where to play.
+
+    Four queries however many matches: the matches, their participants with entrants, and the
+    current table of each live one.
+    """
+    matches = list(
         Match.objects.filter(
             Q(status=Match.Status.LIVE) | Q(status=Match.Status.PENDING),
             participants__entrant__player=player,
@@ -159,12 +163,17 @@ def my_matches(*, player: Player) -> QuerySet[Match]:
         .prefetch_related("participants__entrant")
         .order_by("-competition_id", "round__number", "id")
     )
+    tables: dict[int, LiveTable] = {}
+    live = [m.pk for m in matches if m.status == Match.Status.LIVE]
+    # Each match's highest-numbered table is its current one.
+    for table in LiveTable.objects.filter(match_id__in=live).order_by("match_id", "number"):
+        tables[table.match_id] = table
+    return [_summary(match, player, tables.get(match.pk)) for match in matches]
 
 
-def my_match_summary(*, match: Match, player: Player) -> dict[str, Any]:
+def _summary(match: Match, player: Player, table: LiveTable | None) -> dict[str, Any]:
     participants: list[MatchParticipant] = list(match.participants.all())
     mine = next(i for i, p in enumerate(participants) if p.entrant.player_id == player.pk)
-    table = current_table(match.pk) if match.status == Match.Status.LIVE else None
     to_act: list[int] = []
     my_seat = mine
     awaiting: list[int] = []

@@ -124,7 +124,10 @@ def competition_list() -> QuerySet[Competition]:
     return (
         Competition.objects.select_related("club", "created_by")
         .annotate(entrant_count=Count("entrants", distinct=True))
-        .prefetch_related(Prefetch("organisers", queryset=Player.objects.only("id")))
+        .prefetch_related(
+            Prefetch("organisers", queryset=Player.objects.only("id")),
+            Prefetch("referees", queryset=Player.objects.only("id")),
+        )
         .order_by("-created_at", "-id")
     )
 

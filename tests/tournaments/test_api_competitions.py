@@ -187,12 +187,12 @@ def test_competitions_filter_by_game_status_player_and_dates() -> None:
     assert list(client.get("/api/tournaments/", {"status": "paused"}).json()) == ["status"]
 
 
-def test_the_competition_list_costs_three_queries_however_long(django_assert_num_queries) -> None:
+def test_the_competition_list_costs_four_queries_however_long(django_assert_num_queries) -> None:
     for _ in range(6):
         competition = CompetitionFactory()
         competition.organisers.add(PlayerFactory(), PlayerFactory())
         add_entrants(competition, 2)
-    with django_assert_num_queries(3):  # count + page (entrants counted) + organisers
+    with django_assert_num_queries(4):  # count + page (entrants counted) + organisers + referees
         rows = results(client_for().get("/api/tournaments/"))
     assert len(rows) == 6
     assert all(len(r["organisers"]) == 2 and r["entrant_count"] == 2 for r in rows)
@@ -201,3 +201,24 @@ def test_the_competition_list_costs_three_queries_however_long(django_assert_num
 def test_a_missing_competition_is_a_404() -> None:
     assert client_for().get("/api/tournaments/999999/").status_code == 404
     assert client_for().get("/api/tournaments/999999/standings/").status_code == 404
+
+
+def test_organisers_set_the_live_clocks_and_referees_and_refuse_outsiders_as_referees() -> None:
+    from tests.factories import MembershipFactory
+    from tests.league.test_api_support import make_cast
+
+    cast = make_cast()
+    base = f"/api/tournaments/{cast.competition.pk}/"
+    changed = cast.client("organiser").patch(
+        base, {"move_seconds": 60, "game_seconds": 600, "live_tables_public": False}, format="json"
+    )
+    assert changed.status_code == 200, changed.content
+    assert (changed.json()["move_seconds"], changed.json()["live_tables_public"]) == (60, False)
+    short = cast.client("organiser").patch(base, {"game_seconds": 30}, format="json")
+    assert short.status_code == 400 and "game_seconds" in short.json()
+    outsider = cast.client("organiser").patch(base, {"referees": [cast.stranger.pk]}, format="json")
+    assert outsider.status_code == 400 and "not members" in outsider.json()["referees"][0]
+    MembershipFactory(club=cast.club, player=cast.stranger)
+    named = cast.client("organiser").patch(base, {"referees": [cast.stranger.pk]}, format="json")
+    assert named.status_code == 200 and named.json()["referees"] == [cast.stranger.pk]
+    assert cast.client("member").patch(base, {"referees": []}, format="json").status_code == 403

@@ -144,3 +144,27 @@ def test_a_whole_game_is_played_through_the_api() -> None:
     assert match.status == Match.Status.DONE
     final = table(clients[0], match)
     assert final["status"] == "done" and final["finished_games"][0]["result"]["ranks"]
+
+
+def test_a_persons_match_list_costs_the_same_queries_however_many_matches() -> None:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from tests.factories import MembershipFactory
+    from tournaments.models import Entrant
+
+    match, (alice, _) = live_match("1923", options={"mode": "set"})
+    client = client_of(alice)
+
+    def queries() -> int:
+        with CaptureQueriesContext(connection) as captured:
+            assert client.get("/api/players/me/matches/").status_code == 200
+        return len(captured)
+
+    one = queries()
+    for _ in range(3):
+        other, (bob, _) = live_match("1923", options={"mode": "set"})
+        MembershipFactory(club=other.competition.club, player=alice)
+        Entrant.objects.filter(competition=other.competition, player=bob).update(player=alice, name="Alice")
+    assert queries() == one
+    assert len(client.get("/api/players/me/matches/").json()) == 4

@@ -30,6 +30,7 @@ MAX_SEED = 2**63 - 1
 class CompetitionSerializer(serializers.ModelSerializer[Competition]):
     entrant_count = serializers.IntegerField(read_only=True)
     organisers = serializers.PrimaryKeyRelatedField(many=True, read_only=True)
+    referees = serializers.PrimaryKeyRelatedField(many=True, read_only=True)
 
     class Meta:
         model = Competition
@@ -51,6 +52,7 @@ class CompetitionSerializer(serializers.ModelSerializer[Competition]):
             "live_tables_public",
             "entrant_count",
             "organisers",
+            "referees",
             "created_by",
             "created_at",
             "started_at",
@@ -88,6 +90,16 @@ class CompetitionUpdateSerializer(serializers.Serializer[Competition]):
     options = serializers.DictField(required=False)
     games_per_match = serializers.IntegerField(min_value=1, max_value=1000, required=False)
     max_entrants = serializers.IntegerField(min_value=2, required=False, allow_null=True)
+    people_play = serializers.ChoiceField(choices=Competition.PeoplePlay.choices, required=False)
+    move_seconds = serializers.IntegerField(min_value=5, max_value=7 * 86400, required=False)
+    game_seconds = serializers.IntegerField(min_value=10, max_value=30 * 86400, required=False)
+    live_tables_public = serializers.BooleanField(required=False)
+    referees = serializers.PrimaryKeyRelatedField(
+        many=True,
+        queryset=Player.objects.all(),
+        required=False,
+        help_text="members of the club who confirm transcripts and settle disputes; replaces the list",
+    )
 
 
 class EntrantBriefSerializer(serializers.ModelSerializer[Entrant]):

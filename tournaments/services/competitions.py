@@ -8,7 +8,7 @@ for the foreign-key checks of other transactions' match rows.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from enum import Enum, auto
 
 from django.core.exceptions import ValidationError
@@ -251,8 +251,15 @@ def competition_update(
     options: Mapping[str, object] | None = None,
     games_per_match: int | None = None,
     max_entrants: int | Unchanged | None = UNCHANGED,
+    people_play: str | None = None,
+    move_seconds: int | None = None,
+    game_seconds: int | None = None,
+    live_tables_public: bool | None = None,
+    referees: Sequence[Player] | None = None,
 ) -> Competition:
-    """Rename a competition at any time; its rules and size only while entries are open."""
+    """Rename a competition, show or hide its live tables, and name its referees at any time; its rules,
+    size and clocks only while entries are open (a live table's deadlines are set by the clocks it began with).
+    """
     with transaction.atomic():
         locked = Competition.objects.select_for_update(no_key=True).get(pk=competition.pk)
         changed: list[str] = []
@@ -260,6 +267,9 @@ def competition_update(
             "options": options is not None,
             "games_per_match": games_per_match is not None,
             "max_entrants": max_entrants is not UNCHANGED,
+            "people_play": people_play is not None,
+            "move_seconds": move_seconds is not None,
+            "game_seconds": game_seconds is not None,
         }
         if locked.status != Competition.Status.OPEN:
             closed = {
@@ -282,6 +292,18 @@ def competition_update(
                 _check_room(locked, max_entrants)
             locked.max_entrants = max_entrants
             changed.append("max_entrants")
+        for field, value in (
+            ("people_play", people_play),
+            ("move_seconds", move_seconds),
+            ("game_seconds", game_seconds),
+            ("live_tables_public", live_tables_public),
+        ):
+            if value is not None:
+                setattr(locked, field, value)
+                changed.append(field)
+        _check_play_settings(locked)
+        if referees is not None:
+            _set_referees(locked, referees)
         if options is not None:
             locked.options = validate_ruleset(
                 game=locked.game, options=options, players_per_match=locked.players_per_match
@@ -290,6 +312,21 @@ def competition_update(
         if changed:
             locked.save(update_fields=changed)
     return locked
+
+
+def _check_play_settings(competition: Competition) -> None:
+    if competition.people_play not in Competition.PeoplePlay.values:
+        raise ValidationError({"people_play": f"choose one of {', '.join(Competition.PeoplePlay.values)}"})
+    if competition.game_seconds < competition.move_seconds:
+        raise ValidationError({"game_seconds": "must be at least move_seconds: a game's time holds one decision"})
+
+
+def _set_referees(competition: Competition, referees: Sequence[Player]) -> None:
+    members = set(Membership.objects.filter(club_id=competition.club_id).values_list("player_id", flat=True))
+    outsiders = [p.display_name for p in referees if p.pk not in members]
+    if outsiders:
+        raise ValidationError({"referees": f"not members of {competition.club.name}: {', '.join(outsiders)}"})
+    competition.referees.set(referees)
 
 
 def _check_room(competition: Competition, max_entrants: int) -> None:

@@ -1,0 +1,132 @@
+"""A live table survives its web server being killed mid-game: every accepted move was already stored.
+
+The server is a real `manage.py runserver` process on the test's PostgreSQL database; the
+people are HTTP clients with tokens. Killing it (SIGKILL, its whole process group) and
+starting another leaves the table exactly where the last answered move put it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from django.conf import settings
+from django.db import connection
+from rest_framework.authtoken.models import Token
+
+from tests.e2e.conftest import wait_for
+from tests.tournaments.live_support import assert_recorded_fairly, live_match
+from tournaments.models import LiveMove, Match
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class WebServer:
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        db = connection.settings_dict
+        env = {
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": "config.settings.test",
+            "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
+            "CELERY_TASK_ALWAYS_EAGER": "false",
+        }
+        self.process = subprocess.Popen(
+            [sys.executable, "manage.py", "runserver", "--noreload", f"127.0.0.1:{self.port}"],
+            cwd=settings.BASE_DIR,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        wait_for(self._listening, timeout=30, what="the web server to listen")
+
+    def _listening(self) -> bool:
+        try:
+            socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
+            return True
+        except OSError:
+            return False
+
+    def kill(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait()
+
+
+@pytest.fixture
+def web(transactional_db: None) -> Iterator[WebServer]:
+    if connection.vendor != "postgresql":
+        pytest.skip("needs PostgreSQL (DATABASE_URL): the server is another process")
+    server = WebServer(free_port())
+    try:
+        yield server
+    finally:
+        server.kill()
+
+
+def call(server: WebServer, token: str, path: str, body: dict[str, Any] | None = None) -> tuple[int, Any]:
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{server.port}{path}",
+        data=None if body is None else json.dumps(body).encode(),
+        headers={"Authorization": f"Token {token}", "Content-Type": "application/json"},
+        method="GET" if body is None else "POST",
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read() or b"null")
+
+
+def test_a_web_server_killed_mid_game_loses_no_move(web: WebServer) -> None:
+    match, players = live_match("punk", people=3)
+    tokens = [Token.objects.get_or_create(user=p.user)[0].key for p in players]
+    rng = random.Random(4)
+    web.start()
+    moves = 0
+    answered_version = 0
+    while moves < 5:
+        for token in tokens:
+            _, table = call(web, token, f"/api/matches/{match.pk}/table/")
+            if table["legal_actions"]:
+                body = {"action": rng.choice(table["legal_actions"]), "version": table["version"]}
+                status, after = call(
+                    web, token, f"/api/matches/{match.pk}/moves/", {**body, "client_move_id": str(moves)}
+                )
+                assert status == 200, after
+                answered_version = after["version"]
+                moves += 1
+    web.kill()
+    assert Match.objects.get(pk=match.pk).version == answered_version
+    web.start()
+    _, table = call(web, tokens[0], f"/api/matches/{match.pk}/table/")
+    assert table["version"] == answered_version
+    assert LiveMove.objects.filter(match=match).count() == moves
+    # Play on to the end through the new server.
+    while Match.objects.get(pk=match.pk).status == Match.Status.LIVE:
+        for token in tokens:
+            _, table = call(web, token, f"/api/matches/{match.pk}/table/")
+            if table["legal_actions"]:
+                body = {"action": rng.choice(table["legal_actions"]), "version": table["version"]}
+                status, _ = call(web, token, f"/api/matches/{match.pk}/moves/", {**body, "client_move_id": str(moves)})
+                assert status == 200
+                moves += 1
+    assert_recorded_fairly(match)
