@@ -153,7 +153,7 @@ def test_a_persons_match_list_costs_the_same_queries_however_many_matches() -> N
     from tests.factories import MembershipFactory
     from tournaments.models import Entrant
 
-    match, (alice, _) = live_match("1923", options={"mode": "set"})
+    _, (alice, _) = live_match("1923", options={"mode": "set"})
     client = client_of(alice)
 
     def queries() -> int:
