@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup sandbox run demo test drill lint typecheck bench bench-api bench-service bench-bots bench-war bench-1923 bench-banter bench-punk clean
+.PHONY: setup sandbox browser run demo test drill lint typecheck bench bench-api bench-service bench-live bench-bots bench-war bench-1923 bench-banter bench-punk clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -12,7 +12,7 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-setup: $(STAMP) sandbox
+setup: $(STAMP) sandbox browser
 
 ## Uploaded bots run in bubblewrap on Debian's python3 (docs/bot-protocol.md, "The sandbox").
 sandbox:
@@ -20,6 +20,15 @@ sandbox:
 		( echo "installing bubblewrap and python3 for the bot sandbox" && apt-get update -qq && \
 		  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap python3 >/dev/null ) || \
 		echo "warning: could not install bubblewrap; uploaded bots cannot run here (apt-get install bubblewrap)"
+
+## The browser tests drive Debian's chromium through Playwright (tests/e2e/test_web_table.py); nothing
+## may download a browser build, so `playwright install` is never run. Waits for another apt's dpkg lock.
+browser:
+	@test -x /usr/bin/chromium || \
+		( echo "installing Debian's chromium for the browser tests" && \
+		  apt-get -o DPkg::Lock::Timeout=300 update -qq && \
+		  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y -qq chromium >/dev/null ) || \
+		echo "warning: could not install chromium; the browser tests will be skipped (apt-get install chromium)"
 
 ## The service on embedded defaults: migrate, load the demo club (played competitions), serve the admin site.
 run: setup
@@ -82,6 +91,16 @@ bench-service: setup
 		$(PY) manage.py bench_service --entrants 16 --games-per-match 500
 	DATABASE_URL=$(SERVICE_DB) CELERY_BROKER_URL=redis://127.0.0.1:6379/0 CACHE_URL=redis://127.0.0.1:6379/1 \
 		$(PY) manage.py bench_service --entrants 16 --games-per-match 1000
+
+## Live tables: 200 tables of scripted people over HTTP (uvicorn, Redis events), moves/s and the time from a
+## move's POST to the other seats seeing it (docs/performance.md). A fresh database each time.
+LIVE_DB ?= postgres://postgres@127.0.0.1:5432/cardclub_bench_live
+bench-live: setup
+	dropdb -h 127.0.0.1 -U postgres --if-exists cardclub_bench_live
+	createdb -h 127.0.0.1 -U postgres cardclub_bench_live
+	DATABASE_URL=$(LIVE_DB) $(PY) manage.py migrate --noinput -v 0
+	DATABASE_URL=$(LIVE_DB) CELERY_BROKER_URL=redis://127.0.0.1:6379/0 CACHE_URL=redis://127.0.0.1:6379/1 \
+		$(PY) manage.py bench_live --tables 200
 
 ## Sandboxed bots: start time and per-move overhead against an in-process bot (docs/performance.md).
 bench-bots: setup

@@ -15,4 +15,6 @@ urlpatterns = [
     path("api/auth/", include("rest_framework.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    # The web table for people: sign-in, /play/ (my matches) and /play/matches/<id>/ (tournaments/web/).
+    path("", include("tournaments.web.urls")),
 ]

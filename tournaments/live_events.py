@@ -65,7 +65,7 @@ def table_events(match_id: int, build: TableBuilder) -> Iterator[bytes]:
     last = -1
     pubsub = _subscribe_sync(match_id)
     try:
-        while time.monotonic() < deadline:
+        while True:
             built = build(last)
             if built is None:
                 return
@@ -77,6 +77,8 @@ def table_events(match_id: int, build: TableBuilder) -> Iterator[bytes]:
                     return
             else:
                 yield _KEEPALIVE
+            if time.monotonic() >= deadline:
+                return
             _wait_sync(pubsub)
     finally:
         if pubsub is not None:
@@ -112,7 +114,7 @@ async def table_events_async(match_id: int, build: TableBuilder) -> AsyncIterato
     pubsub = await _subscribe_async(match_id)
     built_async = sync_to_async(build, thread_sensitive=False)
     try:
-        while time.monotonic() < deadline:
+        while True:
             built = await built_async(last)
             if built is None:
                 return
@@ -124,6 +126,8 @@ async def table_events_async(match_id: int, build: TableBuilder) -> AsyncIterato
                     return
             else:
                 yield _KEEPALIVE
+            if time.monotonic() >= deadline:
+                return
             await _wait_async(pubsub)
     finally:
         if pubsub is not None:

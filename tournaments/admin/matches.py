@@ -7,11 +7,14 @@ from typing import Any
 from django.contrib import admin
 from django.db.models import Count, QuerySet
 from django.http import HttpRequest, HttpResponse
+from django.urls import reverse
+from django.utils.html import format_html
 
 from league.admin import can_organise
 from tournaments.admin.actions import retry_matches
 from tournaments.admin.pages import match_page
 from tournaments.admin.scope import CompetitionPartAdmin, ReadOnlyInline
+from tournaments.admin.seeds import match_seed_text
 from tournaments.models import Match, MatchParticipant, Round
 
 
@@ -60,13 +63,17 @@ class MatchAdmin(CompetitionPartAdmin):
         "round",
         "number",
         "status",
+        "table_link",
         "error",
-        "seed",
+        "seed_shown",
         "rated",
         "created_at",
         "started_at",
         "finished_at",
     ]
+    # A read-only page shows every model field it is not told to leave out: the seed and salt are shown
+    # (by seed_shown, and in the records) only once the match is over.
+    exclude = ["seed", "salt"]
     inlines = [ParticipantInline]
     actions = [retry_matches]
     change_form_template = "admin/tournaments/match/change_form.html"
@@ -77,6 +84,17 @@ class MatchAdmin(CompetitionPartAdmin):
     @admin.display(description="Round", ordering="round__number")
     def round_number(self, match: Match) -> int:
         return match.round.number
+
+    @admin.display(description="Seed")
+    def seed_shown(self, match: Match) -> str:
+        return match_seed_text(match)
+
+    @admin.display(description="Live table")
+    def table_link(self, match: Match) -> str:
+        # The web table (tournaments/web/): an organiser watches it with the spectator's view, or plays their seat.
+        if match.status != Match.Status.LIVE:
+            return "-"
+        return format_html('<a href="{}">open the table</a>', reverse("play:table", args=[match.pk]))
 
     @admin.display(description="Participants (rank)")
     def seated(self, match: Match) -> str:

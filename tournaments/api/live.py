@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from asgiref.sync import sync_to_async
 from django.core.handlers.asgi import ASGIRequest
+from django.db import close_old_connections
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiResponse, extend_schema
@@ -22,7 +24,6 @@ from tournaments.live_selectors import (
     TableHidden,
     Viewer,
     live_table,
-    my_match_summary,
     my_matches,
     table_version,
     table_viewer,
@@ -81,6 +82,40 @@ class MoveSerializer(serializers.Serializer[Any]):
     )
 
 
+class _SharedThreads:
+    """Served, under ASGI, on the event loop's shared threads rather than on a thread of the request's own.
+
+    Django runs a sync view under ASGI on a new thread per request, so each request opened a database
+    connection of its own, which outlived the request until the garbage collector found it: under 200
+    tables of moves PostgreSQL ran out of connections, and each request paid for a connect. The loop's
+    shared threads keep theirs. Under WSGI the view runs on the request's thread, as any sync view.
+    """
+
+    @classmethod
+    def as_view(cls, **initkwargs: Any) -> Any:
+        view = super().as_view(**initkwargs)  # type: ignore[misc]
+
+        def on_shared_thread(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+            # What Django's request signals do for a request's own thread: a connection that broke, or is
+            # older than CONN_MAX_AGE, is replaced (and health-checked before reuse).
+            close_old_connections()
+            try:
+                response: HttpResponse = view(request, *args, **kwargs)
+            finally:
+                close_old_connections()
+            return response
+
+        async def served(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+            if isinstance(request, ASGIRequest):
+                return await sync_to_async(on_shared_thread, thread_sensitive=False)(request, *args, **kwargs)
+            response: HttpResponse = await sync_to_async(view)(request, *args, **kwargs)
+            return response
+
+        # What DRF's as_view sets, for the CSRF middleware and the schema.
+        served.cls, served.initkwargs, served.csrf_exempt = view.cls, view.initkwargs, True  # type: ignore[attr-defined]
+        return served
+
+
 def _viewer(request: Request | HttpRequest, match: Match, player: Player | None) -> Viewer:
     try:
         return table_viewer(match=match, player=player)
@@ -93,7 +128,7 @@ def _etag(match: Match, viewer: Viewer) -> str:
     return f'"{match.version}-{"s" if viewer.participant is None else viewer.participant}"'
 
 
-class MatchTableView(APIView):
+class MatchTableView(_SharedThreads, APIView):
     permission_classes = [AllowAny]
 
     @extend_schema(
@@ -113,7 +148,7 @@ class MatchTableView(APIView):
         return Response(live_table(match=match, viewer=viewer), headers={"ETag": etag})
 
 
-class MatchMoveView(APIView):
+class MatchMoveView(_SharedThreads, APIView):
     permission_classes = [IsAuthenticated]
 
     @extend_schema(request=MoveSerializer, responses={200: TableSerializer}, summary="Make a move at a live table")
@@ -165,14 +200,50 @@ class MyMatchesView(APIView):
         player = viewing_player(request)
         if player is None:
             return Response([])
-        return Response([my_match_summary(match=match, player=player) for match in my_matches(player=player)])
+        return Response(my_matches(player=player))
 
 
-def match_events(request: HttpRequest, pk: int) -> HttpResponse:
+async def match_events(request: HttpRequest, pk: int) -> HttpResponse:
     """Server-sent events: ``event: table`` with the caller's table now and after every change.
 
     Authenticated like the API (the session, or ``Authorization: Token ...``).
     """
+    # Under ASGI a sync view runs on a thread of its own request's, with a database connection of its own
+    # that stays open while the stream does: one per open page, until PostgreSQL refuses new clients
+    # (200 tables of 3 reached it). Here the checks, like the stream's reads, run on the loop's shared
+    # threads, whose connections every stream reuses. Under WSGI they run on the request's own thread.
+    if isinstance(request, ASGIRequest):
+        opened = await sync_to_async(_events_open, thread_sensitive=False)(request, pk)
+    else:
+        opened = await sync_to_async(_events_open)(request, pk)
+    if isinstance(opened, HttpResponse):
+        return opened
+    match_id, viewer = opened
+
+    shared = isinstance(request, ASGIRequest)
+
+    def build(last: int) -> tuple[int, dict[str, Any] | None] | None:
+        if shared:
+            close_old_connections()  # as in _SharedThreads: no request signal runs on these threads
+        version = table_version(match_id)
+        if version == last:
+            return version, None
+        current = Match.objects.select_related("competition").get(pk=match_id)
+        return current.version, live_table(match=current, viewer=viewer)
+
+    if shared:
+        stream: Any = table_events_async(match_id, build)
+    else:
+        stream = table_events(match_id, build)
+    response = StreamingHttpResponse(stream, content_type="text/event-stream")
+    response["Cache-Control"] = "no-cache"
+    # Proxies such as nginx would otherwise hold the events back in their buffers.
+    response["X-Accel-Buffering"] = "no"
+    return response
+
+
+def _events_open(request: HttpRequest, pk: int) -> tuple[int, Viewer] | HttpResponse:
+    """Who is asking, and whether they may watch: the match and its viewer, or the refusal to send."""
     drf_request = Request(request, authenticators=[cls() for cls in APIView.settings.DEFAULT_AUTHENTICATION_CLASSES])
     try:
         player = viewing_player(drf_request)
@@ -180,26 +251,9 @@ def match_events(request: HttpRequest, pk: int) -> HttpResponse:
         return JsonResponse({"detail": str(exc.detail)}, status=exc.status_code)
     match = get_object_or_404(Match.objects.select_related("competition"), pk=pk)
     try:
-        viewer = table_viewer(match=match, player=player)
+        return match.pk, table_viewer(match=match, player=player)
     except TableHidden as exc:
         status_code = 401 if player is None and not drf_request.user.is_authenticated else 403
         return JsonResponse(
             {"detail": str(exc if status_code == 403 else NotAuthenticated.default_detail)}, status=status_code
         )
-
-    def build(last: int) -> tuple[int, dict[str, Any] | None] | None:
-        version = table_version(match.pk)
-        if version == last:
-            return version, None
-        current = Match.objects.select_related("competition").get(pk=match.pk)
-        return current.version, live_table(match=current, viewer=viewer)
-
-    if isinstance(request, ASGIRequest):
-        stream: Any = table_events_async(match.pk, build)
-    else:
-        stream = table_events(match.pk, build)
-    response = StreamingHttpResponse(stream, content_type="text/event-stream")
-    response["Cache-Control"] = "no-cache"
-    # Proxies such as nginx would otherwise hold the events back in their buffers.
-    response["X-Accel-Buffering"] = "no"
-    return response

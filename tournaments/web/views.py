@@ -1,0 +1,45 @@
+"""Pages of the web table. They hold no game logic and read no seat's view themselves:
+the browser asks the live API for the table, as any other client would."""
+
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import LoginView
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, render
+from django.urls import reverse
+from django.views.decorators.csrf import ensure_csrf_cookie
+
+from tournaments.models import Match
+
+
+class SignInView(LoginView):
+    template_name = "play/login.html"
+    redirect_authenticated_user = True
+    # Without a ?next=, a person signing in wants their matches, not settings.LOGIN_REDIRECT_URL's profile page.
+    next_page = "play:matches"
+
+
+@login_required
+@ensure_csrf_cookie
+def my_matches(request: HttpRequest) -> HttpResponse:
+    return render(request, "play/matches.html", {"matches_url": reverse("player-me-matches")})
+
+
+# Not login_required: a public table can be watched by anyone, and the API says who sees what
+# (a spectator's view, or 403 while the competition hides live tables).
+@ensure_csrf_cookie
+def match_table(request: HttpRequest, match_id: int) -> HttpResponse:
+    match = get_object_or_404(Match.objects.select_related("competition"), pk=match_id)
+    return render(
+        request,
+        "play/table.html",
+        {
+            "match": match,
+            "competition": match.competition,
+            "table_url": reverse("match-table", args=[match.pk]),
+            "moves_url": reverse("match-moves", args=[match.pk]),
+            "events_url": reverse("match-events", args=[match.pk]),
+            "matches_page": reverse("play:matches"),
+        },
+    )
