@@ -13,10 +13,11 @@ def _fresh_cache() -> Iterator[None]:
     """Cached tables are keyed by row ids, which a rolled-back test may hand to the next one."""
     from django.core.cache import cache
 
-    from tournaments import standings_cache
+    from tournaments import live_selectors, standings_cache
 
     cache.clear()
     standings_cache.forget_recent_pages()
+    live_selectors.forget_snapshots()
     yield
 
 

@@ -7,6 +7,8 @@ table"). Seeds, the salt and other seats' pending choices never leave the server
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -18,7 +20,7 @@ from engine.referee import LiveGame
 from league.models import Player
 from tournaments.models import Competition, LiveTable, Match, MatchParticipant
 from tournaments.selectors import competition_organiser
-from tournaments.services.live_tables import Participant, current_table, match_participants, seat_deadline
+from tournaments.services.live_tables import Participant, match_participants, seat_deadline
 
 
 class TableHidden(Exception):
@@ -36,11 +38,77 @@ class Viewer:
         return self.participant is not None
 
 
-def table_viewer(*, match: Match, player: Player | None) -> Viewer:
+@dataclass(frozen=True)
+class Snapshot:
+    """A live match as one statement read it: its row, its current table and the engine's game in it.
+
+    Read together, so a view's ``version`` is always the version of the state it shows. It holds
+    every seat's cards: views are built from it for one viewer at a time.
+    """
+
+    match: Match
+    table: LiveTable | None
+    game: LiveGame | None
+    participants: list[Participant]
+    finished: list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class _Played:
+    """What a version of a match fixes for good: the game in its table, who sits there, the games over."""
+
+    game: LiveGame | None
+    participants: list[Participant]
+    finished: list[dict[str, Any]]
+
+
+#: By (match, version), shared by every viewer in this process: a change is read and unpickled once,
+#: not once per page watching it. A version names one state of play for good, so an entry is never
+#: stale; the match's own row (its status, its competition's settings) is read fresh every time.
+_PLAYED: OrderedDict[tuple[int, int], _Played] = OrderedDict()
+_PLAYED_KEPT = 512
+_lock = threading.Lock()
+
+
+def table_snapshot(match_id: int) -> Snapshot:
+    """The match now, in one query (more only for a version this process has not seen); Match.DoesNotExist."""
+    table = LiveTable.objects.select_related("match__competition").filter(match_id=match_id).order_by("-number").first()
+    match = table.match if table is not None else Match.objects.select_related("competition").get(pk=match_id)
+    key = (match_id, match.version)
+    with _lock:
+        played = _PLAYED.get(key)
+        if played is not None:
+            _PLAYED.move_to_end(key)
+    if played is None:
+        played = _read_played(match_id, table)
+        with _lock:
+            _PLAYED[key] = played
+            while len(_PLAYED) > _PLAYED_KEPT:
+                _PLAYED.popitem(last=False)
+    return Snapshot(match, table, played.game, played.participants, played.finished)
+
+
+def _read_played(match_id: int, table: LiveTable | None) -> _Played:
+    participants = match_participants(match_id)
+    # Finished games exist once the first is over: a first game still running needs no read for them.
+    any_over = table is not None and (table.number > 0 or table.finished_at is not None)
+    return _Played(
+        game=None if table is None else LiveGame.loads(table.game),
+        participants=participants,
+        finished=_finished(match_id, participants) if any_over else [],
+    )
+
+
+def forget_snapshots() -> None:
+    """Tests: ids come round again in a database that rolls back."""
+    with _lock:
+        _PLAYED.clear()
+
+
+def table_viewer(*, snapshot: Snapshot, player: Player | None) -> Viewer:
     """The viewer, or TableHidden if a spectator may not watch this match while it is played."""
-    participants = match_participants(match.pk)
-    mine = next((p.index for p in participants if player is not None and p.player_id == player.pk), None)
-    if mine is None and _hidden(match, player):
+    mine = next((p.index for p in snapshot.participants if player is not None and p.player_id == player.pk), None)
+    if mine is None and _hidden(snapshot.match, player):
         raise TableHidden("this competition's live tables are shown only to the people playing them")
     return Viewer(mine)
 
@@ -56,12 +124,11 @@ def table_version(match_id: int) -> int:
     return int(Match.objects.values_list("version", flat=True).get(pk=match_id))
 
 
-def live_table(*, match: Match, viewer: Viewer, now: datetime | None = None) -> dict[str, Any]:
+def live_table(*, snapshot: Snapshot, viewer: Viewer, now: datetime | None = None) -> dict[str, Any]:
     """The table as ``viewer`` may see it (the contract in docs/live-play.md)."""
     now = now or timezone.now()
+    match, table, game, participants = snapshot.match, snapshot.table, snapshot.game, snapshot.participants
     competition: Competition = match.competition
-    participants = match_participants(match.pk)
-    table = current_table(match.pk)
     view: dict[str, Any] = {
         "match": match.pk,
         "competition": competition.pk,
@@ -72,9 +139,9 @@ def live_table(*, match: Match, viewer: Viewer, now: datetime | None = None) -> 
         "game_number": None if table is None else table.number,
         "commitments": list(match.commitments),
         "server_time": now.isoformat(),
-        "finished_games": _finished(match.pk),
+        "finished_games": snapshot.finished,
     }
-    if table is None:
+    if table is None or game is None:
         view.update(
             seat=None,
             seats=[_seat(p, p.index, None, competition, now) for p in participants],
@@ -85,7 +152,6 @@ def live_table(*, match: Match, viewer: Viewer, now: datetime | None = None) -> 
             scores=None,
         )
         return view
-    game = LiveGame.loads(table.game)
     seat = None if viewer.participant is None else table.seating.index(viewer.participant)
     running = table.finished_at is None
     view.update(
@@ -140,11 +206,16 @@ def _seat(
     }
 
 
-def _finished(match_id: int) -> list[dict[str, Any]]:
+def _finished(match_id: int, participants: list[Participant]) -> list[dict[str, Any]]:
+    """The games over so far, with who sat where in each (seats rotate every game)."""
     rows = LiveTable.objects.filter(match_id=match_id, finished_at__isnull=False).order_by("number")
     return [
-        {"number": number, "result": (record or {}).get("result")}
-        for number, record in rows.values_list("number", "record")
+        {
+            "number": number,
+            "names": ["dummy" if who is None else participants[who].name for who in seating],
+            "result": (record or {}).get("result"),
+        }
+        for number, seating, record in rows.values_list("number", "seating", "record")
     ]
 
 
@@ -175,25 +246,27 @@ def _summary(match: Match, player: Player, table: LiveTable | None) -> dict[str,
     participants: list[MatchParticipant] = list(match.participants.all())
     mine = next(i for i, p in enumerate(participants) if p.entrant.player_id == player.pk)
     to_act: list[int] = []
-    my_seat = mine
     awaiting: list[int] = []
+    seating: list[int | None] = list(range(len(participants))) if table is None else table.seating
     if table is not None and table.finished_at is None:
         game = LiveGame.loads(table.game)
         to_act, awaiting = list(game.to_act()), list(game.awaiting())
-        my_seat = table.seating.index(mine)
+    my_seat = seating.index(mine)
     return {
         "id": match.pk,
         "competition": {"id": match.competition.pk, "name": match.competition.name, "game": match.competition.game},
         "status": match.status,
         "round": match.round.number,
         "game_number": None if table is None else table.number,
+        # Seats rotate every game: every seat here is one of the current game (the first, before it starts).
         "participants": [
             {
-                "seat": p.seat,
+                "seat": seating.index(index),
                 "name": p.entrant.name,
                 "kind": "person" if p.entrant.player_id is not None else "bot",
+                "you": index == mine,
             }
-            for p in participants
+            for index, p in enumerate(participants)
         ],
         "my_seat": my_seat,
         "to_act": to_act,

@@ -98,6 +98,7 @@ def test_a_person_lists_their_matches_with_whose_turn_it_is() -> None:
     rows = client_of(alice).get("/api/players/me/matches/").json()
     assert [row["id"] for row in rows] == [match.pk]
     assert rows[0]["my_turn"] is True and rows[0]["to_act"] == [0, 1] and rows[0]["play_url"]
+    assert [(p["seat"], p["you"]) for p in rows[0]["participants"]] == [(0, True), (1, False)]
     move(client_of(alice), match, "LOCK", rows[0]["version"], "a1")
     assert client_of(alice).get("/api/players/me/matches/").json()[0]["my_turn"] is False
     assert client_of(bob).get("/api/players/me/matches/").json()[0]["my_turn"] is True

@@ -14,7 +14,7 @@ from engine.fairness import commitment
 from engine.match import game_seed
 from engine.record import Record
 from tests.tournaments.live_support import LIVE_GAMES, assert_recorded_fairly, live_match, pick
-from tournaments.live_selectors import Viewer, live_table
+from tournaments.live_selectors import Viewer, live_table, table_snapshot
 from tournaments.models import Game, LiveMove, LiveTable, Match, Standing
 from tournaments.services.live import MoveOutcome, NotAtTable, live_clocks_enforce, live_move
 from tournaments.services.live_tables import LiveConflict
@@ -24,7 +24,7 @@ pytestmark = pytest.mark.django_db
 
 def table_for(match: Match, participant: int | None) -> dict[str, Any]:
     match.refresh_from_db()
-    return live_table(match=match, viewer=Viewer(participant))
+    return live_table(snapshot=table_snapshot(match.pk), viewer=Viewer(participant))
 
 
 def play_out(match: Match, players: list[Any], seed: int = 0) -> int:

@@ -8,10 +8,9 @@ from asgiref.sync import sync_to_async
 from django.core.handlers.asgi import ASGIRequest
 from django.db import close_old_connections
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
-from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
-from rest_framework.exceptions import APIException, NotAuthenticated, PermissionDenied
+from rest_framework.exceptions import APIException, NotAuthenticated, NotFound, PermissionDenied
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -21,16 +20,18 @@ from league.api.identity import acting_player, viewing_player
 from league.models import Player
 from tournaments.live_events import table_events, table_events_async
 from tournaments.live_selectors import (
+    Snapshot,
     TableHidden,
     Viewer,
     live_table,
     my_matches,
+    table_snapshot,
     table_version,
     table_viewer,
 )
 from tournaments.models import Match
 from tournaments.services.live import MoveOutcome, NotAtTable, live_move
-from tournaments.services.live_tables import LiveConflict
+from tournaments.services.live_tables import LiveConflict, NoSuchMatch
 
 
 class Conflict(APIException):
@@ -116,16 +117,23 @@ class _SharedThreads:
         return served
 
 
-def _viewer(request: Request | HttpRequest, match: Match, player: Player | None) -> Viewer:
+def _snapshot(pk: int) -> Snapshot:
     try:
-        return table_viewer(match=match, player=player)
+        return table_snapshot(pk)
+    except Match.DoesNotExist:
+        raise NotFound(f"match {pk} does not exist") from None
+
+
+def _viewer(snapshot: Snapshot, player: Player | None) -> Viewer:
+    try:
+        return table_viewer(snapshot=snapshot, player=player)
     except TableHidden as exc:
         raise PermissionDenied(str(exc)) from None
 
 
-def _etag(match: Match, viewer: Viewer) -> str:
+def _etag(snapshot: Snapshot, viewer: Viewer) -> str:
     # The version changes with everything a viewer could see change; clocks are the page's to count down.
-    return f'"{match.version}-{"s" if viewer.participant is None else viewer.participant}"'
+    return f'"{snapshot.match.version}-{"s" if viewer.participant is None else viewer.participant}"'
 
 
 class MatchTableView(_SharedThreads, APIView):
@@ -140,12 +148,12 @@ class MatchTableView(_SharedThreads, APIView):
 
         Send the last ETag as If-None-Match to get 304 while nothing changed.
         """
-        match = get_object_or_404(Match.objects.select_related("competition"), pk=pk)
-        viewer = _viewer(request, match, viewing_player(request))
-        etag = _etag(match, viewer)
+        snapshot = _snapshot(pk)
+        viewer = _viewer(snapshot, viewing_player(request))
+        etag = _etag(snapshot, viewer)
         if request.headers.get("If-None-Match") == etag:
             return Response(status=status.HTTP_304_NOT_MODIFIED, headers={"ETag": etag})
-        return Response(live_table(match=match, viewer=viewer), headers={"ETag": etag})
+        return Response(live_table(snapshot=snapshot, viewer=viewer), headers={"ETag": etag})
 
 
 class MatchMoveView(_SharedThreads, APIView):
@@ -158,22 +166,23 @@ class MatchMoveView(_SharedThreads, APIView):
         """
         data = MoveSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        match = get_object_or_404(Match.objects.select_related("competition"), pk=pk)
         player = acting_player(request)
         try:
-            outcome = live_move(match_id=match.pk, player=player, **data.validated_data)
+            outcome = live_move(match_id=pk, player=player, **data.validated_data)
         except NotAtTable as exc:
             raise PermissionDenied(str(exc)) from None
+        except NoSuchMatch as exc:
+            raise NotFound(str(exc)) from None
         except LiveConflict as exc:
             raise Conflict(str(exc)) from None
         if outcome is MoveOutcome.TIMED_OUT:
             raise Conflict("your time for this decision ran out before the move arrived: the seat forfeited the game")
-        match.refresh_from_db()
-        viewer = _viewer(request, match, player)
-        headers = {"ETag": _etag(match, viewer)}
+        snapshot = _snapshot(pk)
+        viewer = _viewer(snapshot, player)
+        headers = {"ETag": _etag(snapshot, viewer)}
         if outcome is MoveOutcome.REPLAYED:
             headers["Idempotent-Replayed"] = "true"
-        return Response(live_table(match=match, viewer=viewer), headers=headers)
+        return Response(live_table(snapshot=snapshot, viewer=viewer), headers=headers)
 
 
 class MyMatchSerializer(serializers.Serializer[Any]):
@@ -228,8 +237,8 @@ async def match_events(request: HttpRequest, pk: int) -> HttpResponse:
         version = table_version(match_id)
         if version == last:
             return version, None
-        current = Match.objects.select_related("competition").get(pk=match_id)
-        return current.version, live_table(match=current, viewer=viewer)
+        snapshot = table_snapshot(match_id)
+        return snapshot.match.version, live_table(snapshot=snapshot, viewer=viewer)
 
     if shared:
         stream: Any = table_events_async(match_id, build)
@@ -249,9 +258,12 @@ def _events_open(request: HttpRequest, pk: int) -> tuple[int, Viewer] | HttpResp
         player = viewing_player(drf_request)
     except APIException as exc:
         return JsonResponse({"detail": str(exc.detail)}, status=exc.status_code)
-    match = get_object_or_404(Match.objects.select_related("competition"), pk=pk)
     try:
-        return match.pk, table_viewer(match=match, player=player)
+        snapshot = table_snapshot(pk)
+    except Match.DoesNotExist:
+        return JsonResponse({"detail": f"match {pk} does not exist"}, status=404)
+    try:
+        return pk, table_viewer(snapshot=snapshot, player=player)
     except TableHidden as exc:
         status_code = 401 if player is None and not drf_request.user.is_authenticated else 403
         return JsonResponse(

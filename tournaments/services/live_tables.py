@@ -25,6 +25,10 @@ class LiveConflict(Exception):
     """A move that cannot be taken now (stale version, out of turn, match not live): a 409, nothing changed."""
 
 
+class NoSuchMatch(LiveConflict):
+    """There is no match by that id: a 404."""
+
+
 @dataclass(frozen=True)
 class Participant:
     index: int
@@ -90,7 +94,7 @@ def lock_live_match(match_id: int) -> LiveContext:
             Match.objects.select_for_update(no_key=True, of=("self",)).select_related("competition").get(pk=match_id)
         )
     except Match.DoesNotExist:
-        raise LiveConflict(f"match {match_id} does not exist") from None
+        raise NoSuchMatch(f"match {match_id} does not exist") from None
     return live_context(match)
 
 

@@ -8,12 +8,9 @@
   const tableUrl = (id) => root.dataset.tableUrl.replace(/0\/$/, `${id}/`);
   const REFRESH_MS = 3000;
 
-  // Seats rotate every game (engine/match.py, seating_for): participant p sits at seat (p - game) mod n,
-  // while to_act and my_seat name seats of the current game.
+  // participants, to_act and my_seat all name the seats of the match's current game.
   function atSeat(match, seat) {
-    const people = match.participants || [];
-    if (seat >= people.length) return null; // an engine seat, such as Punk's dummy
-    return people[(seat + (match.game_number || 0)) % people.length];
+    return (match.participants || []).find((p) => p.seat === seat) || null; // none: an engine seat
   }
 
   function seatName(match, seat) {
@@ -23,8 +20,7 @@
 
   function row(match) {
     const competition = match.competition || {};
-    const me = atSeat(match, match.my_seat);
-    const opponents = (match.participants || []).filter((p) => p !== me).map((p) => p.name);
+    const opponents = (match.participants || []).filter((p) => !p.you).map((p) => p.name);
     let turn;
     if (match.status === "pending") turn = el("span", { class: "tag" }, "not started");
     else if (match.my_turn) turn = el("strong", { class: "tag acting" }, "your turn");

@@ -279,34 +279,23 @@
       el("li", { dataset: { game: game.number } }, describeResult(game))));
   }
 
-  // Participant names by participant index. Seats rotate every game (engine/match.py, seating_for):
-  // in game g, seat s holds participant (s + g) mod n; seats from n on are the engine's (Punk's dummy).
-  function participantNames() {
-    const seats = table.seats || [];
-    const people = seats.filter((s) => s.kind !== "engine").length;
-    const g = table.game_number || 0;
-    return Array.from({ length: people }, (_, p) => {
-      const found = seats.find((s) => s.seat === (((p - g) % people) + people) % people);
-      return found ? found.name : `player ${p + 1}`;
-    });
-  }
-
-  // A finished game's result: its seats are that game's, so they are named through the rotation.
+  // A finished game's result: its seats are that game's (seats rotate every game), named by the server.
   function describeResult(game) {
     const result = game.result || {};
-    const names = participantNames();
-    const name = (seat) => (seat < names.length ? names[(seat + game.number) % names.length] : "the dummy");
+    const names = game.names || [];
+    const people = names.filter((n) => n !== "dummy").length;
+    const name = (seat) => (seat < people ? names[seat] : "the dummy");
     const winners = result.winners || (result.winner === null || result.winner === undefined ? [] : [result.winner]);
     const parts = [`Game ${game.number + 1}: `];
     if (result.forfeit) parts.push(`${name(result.forfeit.seat)} forfeited (${result.forfeit.cause}); `);
-    const people = winners.filter((seat) => seat < names.length);
-    if (!people.length || people.length === names.length) parts.push("a draw");
-    else if (people.length > 1) parts.push(`shared by ${people.map(name).join(" and ")}`);
-    else parts.push(`won by ${name(people[0])}`);
+    const won = winners.filter((seat) => seat < people);
+    if (!won.length || won.length === people) parts.push("a draw");
+    else if (won.length > 1) parts.push(`shared by ${won.map(name).join(" and ")}`);
+    else parts.push(`won by ${name(won[0])}`);
     if (result.scores) {
       // Listed by participant, in the same order for every game, though their seats moved.
       const bySeat = result.scores.map((score, seat) => ({ seat, score }));
-      const order = (entry) => (entry.seat < names.length ? (entry.seat + game.number) % names.length : entry.seat);
+      const order = (entry) => (entry.seat < people ? (entry.seat + game.number) % people : entry.seat);
       bySeat.sort((a, b) => order(a) - order(b));
       parts.push(` · scores ${bySeat.map(({ seat, score }) => `${name(seat)} ${score}`).join(", ")}`);
     }
