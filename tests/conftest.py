@@ -14,10 +14,12 @@ def _fresh_cache() -> Iterator[None]:
     from django.core.cache import cache
 
     from tournaments import live_selectors, standings_cache
+    from tournaments.services import live_tables
 
     cache.clear()
     standings_cache.forget_recent_pages()
     live_selectors.forget_snapshots()
+    live_tables.match_participants.cache_clear()
     yield
 
 

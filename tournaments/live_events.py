@@ -22,9 +22,9 @@ from django.conf import settings
 
 log = logging.getLogger(__name__)
 
-#: Given the version last sent, one viewer's table: (version, its data or None if unchanged), or None
-#: once the viewer may no longer watch.
-TableBuilder = Callable[[int], "tuple[int, dict[str, Any] | None] | None"]
+#: Given the version last sent, and the version a nudge announced (None: no nudge, look), one viewer's
+#: table: (version, its data or None if unchanged), or None once the viewer may no longer watch.
+TableBuilder = Callable[[int, "int | None"], "tuple[int, dict[str, Any] | None] | None"]
 
 
 def _channel(match_id: int) -> str:
@@ -62,11 +62,11 @@ def table_events(match_id: int, build: TableBuilder) -> Iterator[bytes]:
     so a server thread is never held by a page long gone.
     """
     deadline = time.monotonic() + settings.LIVE_STREAM_SECONDS
-    last = -1
+    last, nudged = -1, None
     pubsub = _subscribe_sync(match_id)
     try:
         while True:
-            built = build(last)
+            built = build(last, nudged)
             if built is None:
                 return
             version, data = built
@@ -79,7 +79,7 @@ def table_events(match_id: int, build: TableBuilder) -> Iterator[bytes]:
                 yield _KEEPALIVE
             if time.monotonic() >= deadline:
                 return
-            _wait_sync(pubsub)
+            nudged = _wait_sync(pubsub)
     finally:
         if pubsub is not None:
             pubsub.close()
@@ -97,25 +97,34 @@ def _subscribe_sync(match_id: int) -> Any:
         return None
 
 
-def _wait_sync(pubsub: Any) -> None:
+def _wait_sync(pubsub: Any) -> int | None:
+    """Until a nudge (its version), a keep-alive's time or a poll's (None)."""
     if pubsub is None:
         time.sleep(settings.LIVE_POLL_SECONDS)
-        return
+        return None
     try:
-        pubsub.get_message(timeout=settings.LIVE_KEEPALIVE_SECONDS)
+        return _nudged(pubsub.get_message(timeout=settings.LIVE_KEEPALIVE_SECONDS))
     except Exception:
         time.sleep(settings.LIVE_POLL_SECONDS)
+        return None
+
+
+def _nudged(message: Any) -> int | None:
+    try:
+        return int(message["data"]) if message else None
+    except (KeyError, TypeError, ValueError):
+        return None
 
 
 async def table_events_async(match_id: int, build: TableBuilder) -> AsyncIterator[bytes]:
     """The same stream for an ASGI server, where waiting costs no thread."""
     deadline = time.monotonic() + settings.LIVE_STREAM_SECONDS
-    last = -1
+    last, nudged = -1, None
     pubsub = await _subscribe_async(match_id)
     built_async = sync_to_async(build, thread_sensitive=False)
     try:
         while True:
-            built = await built_async(last)
+            built = await built_async(last, nudged)
             if built is None:
                 return
             version, data = built
@@ -128,7 +137,7 @@ async def table_events_async(match_id: int, build: TableBuilder) -> AsyncIterato
                 yield _KEEPALIVE
             if time.monotonic() >= deadline:
                 return
-            await _wait_async(pubsub)
+            nudged = await _wait_async(pubsub)
     finally:
         if pubsub is not None:
             await pubsub.aclose()
@@ -149,11 +158,12 @@ async def _subscribe_async(match_id: int) -> Any:
         return None
 
 
-async def _wait_async(pubsub: Any) -> None:
+async def _wait_async(pubsub: Any) -> int | None:
     if pubsub is None:
         await asyncio.sleep(settings.LIVE_POLL_SECONDS)
-        return
+        return None
     try:
-        await pubsub.get_message(timeout=settings.LIVE_KEEPALIVE_SECONDS)
+        return _nudged(await pubsub.get_message(timeout=settings.LIVE_KEEPALIVE_SECONDS))
     except Exception:
         await asyncio.sleep(settings.LIVE_POLL_SECONDS)
+        return None

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from django.db import connection
 from django.db.models import Q
 from django.utils import timezone
 
@@ -21,6 +22,7 @@ from league.models import Player
 from tournaments.models import Competition, LiveTable, Match, MatchParticipant
 from tournaments.selectors import competition_organiser
 from tournaments.services.live_tables import Participant, match_participants, seat_deadline
+from tournaments.services.statements import instance_from_row, select_columns, sql_cursor
 
 
 class TableHidden(Exception):
@@ -49,7 +51,7 @@ class Snapshot:
     match: Match
     table: LiveTable | None
     game: LiveGame | None
-    participants: list[Participant]
+    participants: tuple[Participant, ...]
     finished: list[dict[str, Any]]
 
 
@@ -58,7 +60,7 @@ class _Played:
     """What a version of a match fixes for good: the game in its table, who sits there, the games over."""
 
     game: LiveGame | None
-    participants: list[Participant]
+    participants: tuple[Participant, ...]
     finished: list[dict[str, Any]]
 
 
@@ -72,8 +74,7 @@ _lock = threading.Lock()
 
 def table_snapshot(match_id: int) -> Snapshot:
     """The match now, in one query (more only for a version this process has not seen); Match.DoesNotExist."""
-    table = LiveTable.objects.select_related("match__competition").filter(match_id=match_id).order_by("-number").first()
-    match = table.match if table is not None else Match.objects.select_related("competition").get(pk=match_id)
+    match, table = _read_match_and_table(match_id)
     key = (match_id, match.version)
     with _lock:
         played = _PLAYED.get(key)
@@ -86,6 +87,40 @@ def table_snapshot(match_id: int) -> Snapshot:
             while len(_PLAYED) > _PLAYED_KEPT:
                 _PLAYED.popitem(last=False)
     return Snapshot(match, table, played.game, played.participants, played.finished)
+
+
+#: The match, its competition and its current (highest-numbered) table, in one statement. Plain SQL,
+#: prepared once per connection (services/statements.py): the ORM's compiling of this join cost more
+#: than running it, on the path every page watching a table takes at every move.
+_MATCH_AND_TABLE = (
+    f"SELECT {select_columns('m', Match)}, {select_columns('c', Competition)}, {select_columns('t', LiveTable)} "
+    f"FROM {Match._meta.db_table} m JOIN {Competition._meta.db_table} c ON c.id = m.competition_id "
+    f"LEFT JOIN {LiveTable._meta.db_table} t ON t.match_id = m.id "
+    f"AND t.number = (SELECT MAX(number) FROM {LiveTable._meta.db_table} WHERE match_id = m.id) "
+    "WHERE m.id = %s"
+)
+
+
+def _read_match_and_table(match_id: int) -> tuple[Match, LiveTable | None]:
+    if connection.vendor != "postgresql":
+        # Elsewhere the driver's rows need the ORM's conversions (SQLite gives dates as text).
+        table = LiveTable.objects.select_related("match__competition").filter(match_id=match_id).order_by("-number")
+        found = table.first()
+        return (found.match, found) if found else (Match.objects.select_related("competition").get(pk=match_id), None)
+    with sql_cursor() as cursor:
+        cursor.execute(_MATCH_AND_TABLE, [match_id])
+        row = cursor.fetchone()
+    if row is None:
+        raise Match.DoesNotExist(f"match {match_id} does not exist")
+    after_match = len(Match._meta.concrete_fields)
+    after_competition = after_match + len(Competition._meta.concrete_fields)
+    match = instance_from_row(Match, row[:after_match])
+    match.competition = instance_from_row(Competition, row[after_match:after_competition])
+    if row[after_competition] is None:
+        return match, None
+    table = instance_from_row(LiveTable, row[after_competition:])
+    table.match = match
+    return match, table
 
 
 def _read_played(match_id: int, table: LiveTable | None) -> _Played:
@@ -206,7 +241,7 @@ def _seat(
     }
 
 
-def _finished(match_id: int, participants: list[Participant]) -> list[dict[str, Any]]:
+def _finished(match_id: int, participants: tuple[Participant, ...]) -> list[dict[str, Any]]:
     """The games over so far, with who sat where in each (seats rotate every game)."""
     rows = LiveTable.objects.filter(match_id=match_id, finished_at__isnull=False).order_by("number")
     return [

@@ -97,12 +97,11 @@ class _SharedThreads:
         view = super().as_view(**initkwargs)  # type: ignore[misc]
 
         def on_shared_thread(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-            # What Django's request signals do for a request's own thread: a connection that broke, or is
-            # older than CONN_MAX_AGE, is replaced (and health-checked before reuse).
-            close_old_connections()
             try:
                 response: HttpResponse = view(request, *args, **kwargs)
             finally:
+                # What Django's request_finished signal does for a request's own thread: a connection
+                # that broke, or is older than CONN_MAX_AGE, is closed, and the next request opens another.
                 close_old_connections()
             return response
 
@@ -231,12 +230,13 @@ async def match_events(request: HttpRequest, pk: int) -> HttpResponse:
 
     shared = isinstance(request, ASGIRequest)
 
-    def build(last: int) -> tuple[int, dict[str, Any] | None] | None:
+    def build(last: int, nudged: int | None) -> tuple[int, dict[str, Any] | None] | None:
+        if nudged is not None and nudged <= last:
+            return last, None  # a nudge for a version already sent: nothing to read
         if shared:
             close_old_connections()  # as in _SharedThreads: no request signal runs on these threads
-        version = table_version(match_id)
-        if version == last:
-            return version, None
+        if nudged is None and table_version(match_id) == last:
+            return last, None
         snapshot = table_snapshot(match_id)
         return snapshot.match.version, live_table(snapshot=snapshot, viewer=viewer)
 

@@ -58,10 +58,10 @@ class MoveOutcome(enum.Enum):
 
 def _store(context: LiveContext, table: LiveTable, game: LiveGame, now: datetime) -> None:
     """Store the table after a change and announce it; a match whose last game just ended is recorded with it."""
-    over = settle(context, table, game, now)
-    if over:
+    current = settle(context, table, game, now)
+    if current is None:
         _record(context)
-    announce_change(context, match_over=False)
+    announce_change(context, current)
 
 
 def _record(context: LiveContext) -> None:

@@ -39,5 +39,5 @@ def live_matches_start(*, match_ids: Sequence[int]) -> list[int]:
         context = live_context(match)
         table, game = open_game(context, 0, now)
         # A game nobody decides (War) is over as soon as it is dealt: the workers record the match.
-        announce_change(context, match_over=settle(context, table, game, now))
+        announce_change(context, settle(context, table, game, now), record_on_worker=True)
     return started

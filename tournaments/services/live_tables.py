@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from functools import lru_cache
 
 from django.conf import settings
 from django.db import transaction
@@ -48,7 +49,7 @@ class LiveContext:
 
     match: Match
     competition: Competition
-    participants: list[Participant]
+    participants: tuple[Participant, ...]
     seats: int
 
     def participant_at(self, table: LiveTable, seat: int) -> Participant | None:
@@ -62,14 +63,19 @@ class LiveContext:
         return {seat for seat in range(self.seats) if (p := self.participant_at(table, seat)) and not p.is_person}
 
 
-def match_participants(match_id: int) -> list[Participant]:
-    """In the order of their match seats: a participant's index is what seatings name (engine/match.py)."""
+@lru_cache(maxsize=4096)
+def match_participants(match_id: int) -> tuple[Participant, ...]:
+    """In the order of their match seats: a participant's index is what seatings name (engine/match.py).
+
+    Kept per process: a match's participants are fixed when its round is scheduled, and every move
+    and every page watching the table asks for them.
+    """
     rows = (
         MatchParticipant.objects.filter(match_id=match_id)
         .order_by("seat")
         .values_list("entrant_id", "entrant__name", "entrant__player_id", "entrant__bot_version_id")
     )
-    return [Participant(index, *row) for index, row in enumerate(rows)]
+    return tuple(Participant(index, *row) for index, row in enumerate(rows))
 
 
 def matches_with_people(match_ids: Sequence[int]) -> set[int]:
@@ -123,8 +129,12 @@ def open_game(context: LiveContext, number: int, now: datetime) -> tuple[LiveTab
     return table, game
 
 
-def settle(context: LiveContext, table: LiveTable, game: LiveGame, now: datetime) -> bool:
-    """Store the table after a change: close a finished game and open the next. True once every game is over."""
+#: The table in play and its game; None once every game of the match is over.
+Current = tuple[LiveTable, LiveGame] | None
+
+
+def settle(context: LiveContext, table: LiveTable, game: LiveGame, now: datetime) -> Current:
+    """Store the table after a change: close a finished game and open the next; the table now in play."""
     while game.is_over():
         table.game = game.dumps()
         table.record = game.record().to_dict()
@@ -133,7 +143,7 @@ def settle(context: LiveContext, table: LiveTable, game: LiveGame, now: datetime
         table.save()
         number = table.number + 1
         if number >= context.competition.games_per_match:
-            return True
+            return None
         table, game = open_game(context, number, now)
     table.game = game.dumps()
     people = context.people_seats(table)
@@ -141,7 +151,7 @@ def settle(context: LiveContext, table: LiveTable, game: LiveGame, now: datetime
     times = [seat_deadline(context.competition, table, seat) for seat in game.awaiting() if seat in people]
     table.deadline = min(times) if times else None
     table.save()
-    return False
+    return table, game
 
 
 def seat_deadline(competition: Competition, table: LiveTable, seat: int) -> datetime:
@@ -155,16 +165,17 @@ def bump_version(context: LiveContext) -> None:
     Match.objects.filter(pk=context.match.pk).update(version=context.match.version)
 
 
-def announce_change(context: LiveContext, *, match_over: bool) -> None:
-    """Once this commits: tell every page watching, and the workers if a bot must act or the match is to record."""
+def announce_change(context: LiveContext, current: Current, *, record_on_worker: bool = False) -> None:
+    """Once this commits: tell every page watching, and the workers if a bot must act now (or, with
+    ``record_on_worker``, if the match is over and theirs to record)."""
     match_id, version = context.match.pk, context.match.version
     transaction.on_commit(lambda: publish_change(match_id, version), robust=True)
-    if match_over:
-        advance_release(match_id=match_id)
+    if current is None:
+        if record_on_worker:
+            advance_release(match_id=match_id)
         return
-    table = current_table(match_id)
-    running = table is not None and table.finished_at is None
-    if running and context.bot_seats(table).intersection(LiveGame.loads(table.game).awaiting()):  # type: ignore[union-attr]
+    table, game = current
+    if context.bot_seats(table).intersection(game.awaiting()):
         advance_release(match_id=match_id)
 
 

@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.db import connection, models, transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from engine.agents import Agent
@@ -21,7 +21,7 @@ from tournaments.models import BotRun, Competition, Entrant, Match, MatchPartici
 from tournaments.services.match_bots import BotReport, MatchBots
 from tournaments.services.results import match_record_result
 from tournaments.services.scheduling import matches_release
-from tournaments.services.statements import instance_from_row, sql_cursor
+from tournaments.services.statements import instance_from_row, select_columns, sql_cursor
 
 log = logging.getLogger(__name__)
 
@@ -47,8 +47,8 @@ def match_claim(*, match_id: int) -> Match | None:
             return Match.objects.select_related("competition").get(pk=match_id) if cursor.rowcount == 1 else None
         # PostgreSQL reads back what it claimed in the same statement: one round trip, no ORM query.
         cursor.execute(
-            f"WITH claimed AS ({claim} RETURNING *) SELECT {_columns('claimed', Match)}, "
-            f"{_columns('c', Competition)} FROM claimed "
+            f"WITH claimed AS ({claim} RETURNING *) SELECT {select_columns('claimed', Match)}, "
+            f"{select_columns('c', Competition)} FROM claimed "
             f"JOIN {Competition._meta.db_table} c ON c.id = claimed.competition_id",
             values,
         )
@@ -59,10 +59,6 @@ def match_claim(*, match_id: int) -> Match | None:
     match = instance_from_row(Match, row[:split])
     match.competition = instance_from_row(Competition, row[split:])
     return match
-
-
-def _columns(alias: str, model: type[models.Model]) -> str:
-    return ", ".join(f"{alias}.{field.column}" for field in model._meta.concrete_fields)
 
 
 class Heartbeat:

@@ -131,3 +131,8 @@ def instance_from_row(model: type[M], values: Sequence[Any]) -> M:
         for field, value in zip(fields, values, strict=True)
     ]
     return model.from_db(connection.alias, [field.attname for field in fields], converted)
+
+
+def select_columns(alias: str, model: type[models.Model]) -> str:
+    """Every concrete column of ``model`` under ``alias``, in the order instance_from_row expects."""
+    return ", ".join(f"{alias}.{field.column}" for field in model._meta.concrete_fields)

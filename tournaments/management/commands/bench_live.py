@@ -277,8 +277,12 @@ async def _play(
     think: tuple[float, float],
     seed: int,
 ) -> tuple[Tally, list[float]]:
-    """Every person's stream and moves for the warm-up, the window and a drain; each move's latencies in ms."""
-    import httpx
+    """Every person's stream and moves for the warm-up, the window and a drain; each move's latencies in ms.
+
+    aiohttp, whose HTTP parser is C: the scripted people share the machine's two cores with the server,
+    and a pure-Python client (httpx's h11) took a whole core for itself, which the server then lacked.
+    """
+    import aiohttp
 
     tally = Tally()
     rng = random.Random(seed)
@@ -287,34 +291,35 @@ async def _play(
     measure_from, stop_moving = began + warmup, began + warmup + duration
     # After the window no new move is sent; the last ones get this long to reach everyone.
     drain = 3.0
-    limits = httpx.Limits(max_connections=None, max_keepalive_connections=None)
-    timeout = httpx.Timeout(30.0, read=None)
-    async with httpx.AsyncClient(base_url=base, limits=limits, timeout=timeout) as client:
+    connector = aiohttp.TCPConnector(limit=0)
+    timeout = aiohttp.ClientTimeout(total=None, sock_connect=30)
+    async with aiohttp.ClientSession(base, connector=connector, timeout=timeout) as client:
 
         async def watch(seat: Seat) -> None:
             """The person's events stream: record every version as it arrives, and wake their turn."""
             headers = {"Authorization": f"Token {seat.token}", "Accept": "text/event-stream"}
             try:
-                async with client.stream("GET", f"/api/matches/{seat.match_id}/events/", headers=headers) as response:
-                    if response.status_code != 200:
-                        tally.errors.append(f"events of match {seat.match_id}: HTTP {response.status_code}")
+                async with client.get(f"/api/matches/{seat.match_id}/events/", headers=headers) as response:
+                    if response.status != 200:
+                        tally.errors.append(f"events of match {seat.match_id}: HTTP {response.status}")
                         return
                     tally.streams_open += 1
-                    event = ""
-                    async for line in response.aiter_lines():
-                        if line.startswith("event: "):
+                    event = b""
+                    async for raw in response.content:
+                        line = raw.rstrip(b"\r\n")
+                        if line.startswith(b"event: "):
                             event = line[7:]
-                        elif line.startswith("data: ") and event == "table":
+                        elif line.startswith(b"data: ") and event == b"table":
                             now = loop.time()
                             table = json.loads(line[6:])
                             seat.versions.append(table["version"])
                             seat.arrived.append(now)
                             _update(seat, table)
                         elif not line:
-                            event = ""
+                            event = b""
                     if loop.time() < stop_moving:
                         tally.errors.append(f"events of match {seat.match_id} ended early")
-            except httpx.HTTPError as exc:
+            except aiohttp.ClientError as exc:
                 if loop.time() < stop_moving:
                     tally.errors.append(f"events of match {seat.match_id}: {exc!r}")
 
@@ -344,22 +349,25 @@ async def _play(
                 }
                 sent = loop.time()
                 try:
-                    response = await client.post(f"/api/matches/{seat.match_id}/moves/", json=body, headers=headers)
-                except httpx.HTTPError as exc:
+                    async with client.post(
+                        f"/api/matches/{seat.match_id}/moves/", json=body, headers=headers
+                    ) as response:
+                        status = response.status
+                        text = await response.text()
+                except aiohttp.ClientError as exc:
                     tally.errors.append(f"move at match {seat.match_id}: {exc!r}")
                     continue
                 answered = loop.time()
-                if response.status_code == 200:
-                    answer = response.json()
+                if status == 200:
+                    answer = json.loads(text)
                     if sent >= measure_from:
                         tally.moves.append(Move(seat.table, index, sent, answer["version"], answered))
                     _update(seat, answer)
-                elif response.status_code == 409:
+                elif status == 409:
                     # Another seat's step moved the table on meanwhile: wait for the stream to say how.
                     tally.conflicts += 1
                 else:
-                    refused = f"HTTP {response.status_code} {response.text[:200]}"
-                    tally.errors.append(f"move at match {seat.match_id}: {refused}")
+                    tally.errors.append(f"move at match {seat.match_id}: HTTP {status} {text[:200]}")
 
         everyone = [seat for table in tables for seat in table]
         watchers = [asyncio.create_task(watch(seat)) for seat in everyone]
