@@ -116,15 +116,23 @@ def _nudged(message: Any) -> int | None:
         return None
 
 
-async def table_events_async(match_id: int, build: TableBuilder) -> AsyncIterator[bytes]:
-    """The same stream for an ASGI server, where waiting costs no thread."""
+async def table_events_async(
+    match_id: int, build: TableBuilder, known: TableBuilder | None = None
+) -> AsyncIterator[bytes]:
+    """The same stream for an ASGI server, where waiting costs no thread.
+
+    ``known`` answers without the database when it can (None when it cannot): it runs on the event
+    loop itself, sparing the hop to a thread that ``build`` takes.
+    """
     deadline = time.monotonic() + settings.LIVE_STREAM_SECONDS
     last, nudged = -1, None
     pubsub = await _subscribe_async(match_id)
     built_async = sync_to_async(build, thread_sensitive=False)
     try:
         while True:
-            built = await built_async(last, nudged)
+            built = known(last, nudged) if known is not None else None
+            if built is None:
+                built = await built_async(last, nudged)
             if built is None:
                 return
             version, data = built

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from django.db import connection
 from django.db.models import Q
 from django.utils import timezone
 
@@ -21,8 +20,7 @@ from engine.referee import LiveGame
 from league.models import Player
 from tournaments.models import Competition, LiveTable, Match, MatchParticipant
 from tournaments.selectors import competition_organiser
-from tournaments.services.live_tables import Participant, match_participants, seat_deadline
-from tournaments.services.statements import instance_from_row, select_columns, sql_cursor
+from tournaments.services.live_tables import Participant, match_and_table, match_participants, seat_deadline
 
 
 class TableHidden(Exception):
@@ -55,89 +53,57 @@ class Snapshot:
     finished: list[dict[str, Any]]
 
 
-@dataclass(frozen=True)
-class _Played:
-    """What a version of a match fixes for good: the game in its table, who sits there, the games over."""
-
-    game: LiveGame | None
-    participants: tuple[Participant, ...]
-    finished: list[dict[str, Any]]
-
-
-#: By (match, version), shared by every viewer in this process: a change is read and unpickled once,
-#: not once per page watching it. A version names one state of play for good, so an entry is never
-#: stale; the match's own row (its status, its competition's settings) is read fresh every time.
-_PLAYED: OrderedDict[tuple[int, int], _Played] = OrderedDict()
-_PLAYED_KEPT = 512
+#: Snapshots by (match, version), shared by every viewer in this process: a change is read and unpickled
+#: once, not once per page watching it. A version names one state of play for good, so the played part
+#: (game, participants, games over) is never stale; table_snapshot still reads the match's own row (its
+#: status, its competition's settings) fresh every time, and known_snapshot serves the last one read.
+_SNAPSHOTS: OrderedDict[tuple[int, int], Snapshot] = OrderedDict()
+_SNAPSHOTS_KEPT = 512
 _lock = threading.Lock()
 
 
 def table_snapshot(match_id: int) -> Snapshot:
     """The match now, in one query (more only for a version this process has not seen); Match.DoesNotExist."""
-    match, table = _read_match_and_table(match_id)
+    match, table = match_and_table(match_id)
     key = (match_id, match.version)
     with _lock:
-        played = _PLAYED.get(key)
-        if played is not None:
-            _PLAYED.move_to_end(key)
-    if played is None:
-        played = _read_played(match_id, table)
-        with _lock:
-            _PLAYED[key] = played
-            while len(_PLAYED) > _PLAYED_KEPT:
-                _PLAYED.popitem(last=False)
-    return Snapshot(match, table, played.game, played.participants, played.finished)
+        known = _SNAPSHOTS.get(key)
+    if known is None:
+        snapshot = _read_played(match, table)
+    else:
+        snapshot = Snapshot(match, table, known.game, known.participants, known.finished)
+    with _lock:
+        _SNAPSHOTS[key] = snapshot
+        _SNAPSHOTS.move_to_end(key)
+        while len(_SNAPSHOTS) > _SNAPSHOTS_KEPT:
+            _SNAPSHOTS.popitem(last=False)
+    return snapshot
 
 
-#: The match, its competition and its current (highest-numbered) table, in one statement. Plain SQL,
-#: prepared once per connection (services/statements.py): the ORM's compiling of this join cost more
-#: than running it, on the path every page watching a table takes at every move.
-_MATCH_AND_TABLE = (
-    f"SELECT {select_columns('m', Match)}, {select_columns('c', Competition)}, {select_columns('t', LiveTable)} "
-    f"FROM {Match._meta.db_table} m JOIN {Competition._meta.db_table} c ON c.id = m.competition_id "
-    f"LEFT JOIN {LiveTable._meta.db_table} t ON t.match_id = m.id "
-    f"AND t.number = (SELECT MAX(number) FROM {LiveTable._meta.db_table} WHERE match_id = m.id) "
-    "WHERE m.id = %s"
-)
+def known_snapshot(match_id: int, version: int) -> Snapshot | None:
+    """The snapshot of this version last read in this process, if any: for an events stream, whose
+    viewer was let in when it opened, a nudge about a version already read needs no database."""
+    with _lock:
+        return _SNAPSHOTS.get((match_id, version))
 
 
-def _read_match_and_table(match_id: int) -> tuple[Match, LiveTable | None]:
-    if connection.vendor != "postgresql":
-        # Elsewhere the driver's rows need the ORM's conversions (SQLite gives dates as text).
-        table = LiveTable.objects.select_related("match__competition").filter(match_id=match_id).order_by("-number")
-        found = table.first()
-        return (found.match, found) if found else (Match.objects.select_related("competition").get(pk=match_id), None)
-    with sql_cursor() as cursor:
-        cursor.execute(_MATCH_AND_TABLE, [match_id])
-        row = cursor.fetchone()
-    if row is None:
-        raise Match.DoesNotExist(f"match {match_id} does not exist")
-    after_match = len(Match._meta.concrete_fields)
-    after_competition = after_match + len(Competition._meta.concrete_fields)
-    match = instance_from_row(Match, row[:after_match])
-    match.competition = instance_from_row(Competition, row[after_match:after_competition])
-    if row[after_competition] is None:
-        return match, None
-    table = instance_from_row(LiveTable, row[after_competition:])
-    table.match = match
-    return match, table
-
-
-def _read_played(match_id: int, table: LiveTable | None) -> _Played:
-    participants = match_participants(match_id)
+def _read_played(match: Match, table: LiveTable | None) -> Snapshot:
+    participants = match_participants(match.pk)
     # Finished games exist once the first is over: a first game still running needs no read for them.
     any_over = table is not None and (table.number > 0 or table.finished_at is not None)
-    return _Played(
+    return Snapshot(
+        match=match,
+        table=table,
         game=None if table is None else LiveGame.loads(table.game),
         participants=participants,
-        finished=_finished(match_id, participants) if any_over else [],
+        finished=_finished(match.pk, participants) if any_over else [],
     )
 
 
 def forget_snapshots() -> None:
     """Tests: ids come round again in a database that rolls back."""
     with _lock:
-        _PLAYED.clear()
+        _SNAPSHOTS.clear()
 
 
 def table_viewer(*, snapshot: Snapshot, player: Player | None) -> Viewer:

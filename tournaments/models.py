@@ -356,7 +356,8 @@ class LiveMove(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.action} by seat {self.seat} in match {self.match_id}"
+        # Not the action: a choice in a simultaneous step is secret until the step is applied.
+        return f"move {self.step} of game {self.game_number} by seat {self.seat} in match {self.match_id}"
 
 
 class Transcript(models.Model):

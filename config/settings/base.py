@@ -99,6 +99,20 @@ if DB_PREPARED_STATEMENTS and DATABASES["default"]["ENGINE"] == "django.db.backe
     # Django turns psycopg's preparing off on every connection. Its own cursors bind values on the
     # client and are never prepared; this lets the workers' server-side binding cursors ask for it.
     DATABASES["default"].setdefault("OPTIONS", {})["prepare_threshold"] = 5
+# A connection pool for an ASGI server (docs/deploy.md): there every request runs on a thread of its own,
+# and without a pool each would open a database connection that outlives it. Connections are lent per
+# request (and per read of a live table's events stream) and returned at once.
+DATABASE_POOL = env_bool("DATABASE_POOL", False)
+if DATABASE_POOL:
+    if DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
+        raise ImproperlyConfigured("DATABASE_POOL=true needs PostgreSQL (DATABASE_URL=postgres://...)")
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
+    # Not pinged before each loan: a connection that broke fails its request once and the pool drops it.
+    DATABASES["default"]["CONN_HEALTH_CHECKS"] = False
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": 2,
+        "max_size": env_int("DATABASE_POOL_SIZE", 20),
+    }
 
 # Shared by every web process when CACHE_URL names Redis; one cache per process otherwise.
 CACHE_URL = env_str("CACHE_URL", "locmem://")

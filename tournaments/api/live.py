@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from asgiref.sync import sync_to_async
+from django.conf import settings
 from django.core.handlers.asgi import ASGIRequest
-from django.db import close_old_connections
+from django.db import close_old_connections, connection
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
@@ -23,6 +25,7 @@ from tournaments.live_selectors import (
     Snapshot,
     TableHidden,
     Viewer,
+    known_snapshot,
     live_table,
     my_matches,
     table_snapshot,
@@ -32,6 +35,8 @@ from tournaments.live_selectors import (
 from tournaments.models import Match
 from tournaments.services.live import MoveOutcome, NotAtTable, live_move
 from tournaments.services.live_tables import LiveConflict, NoSuchMatch
+
+T = TypeVar("T")
 
 
 class Conflict(APIException):
@@ -83,39 +88,6 @@ class MoveSerializer(serializers.Serializer[Any]):
     )
 
 
-class _SharedThreads:
-    """Served, under ASGI, on the event loop's shared threads rather than on a thread of the request's own.
-
-    Django runs a sync view under ASGI on a new thread per request, so each request opened a database
-    connection of its own, which outlived the request until the garbage collector found it: under 200
-    tables of moves PostgreSQL ran out of connections, and each request paid for a connect. The loop's
-    shared threads keep theirs. Under WSGI the view runs on the request's thread, as any sync view.
-    """
-
-    @classmethod
-    def as_view(cls, **initkwargs: Any) -> Any:
-        view = super().as_view(**initkwargs)  # type: ignore[misc]
-
-        def on_shared_thread(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-            try:
-                response: HttpResponse = view(request, *args, **kwargs)
-            finally:
-                # What Django's request_finished signal does for a request's own thread: a connection
-                # that broke, or is older than CONN_MAX_AGE, is closed, and the next request opens another.
-                close_old_connections()
-            return response
-
-        async def served(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-            if isinstance(request, ASGIRequest):
-                return await sync_to_async(on_shared_thread, thread_sensitive=False)(request, *args, **kwargs)
-            response: HttpResponse = await sync_to_async(view)(request, *args, **kwargs)
-            return response
-
-        # What DRF's as_view sets, for the CSRF middleware and the schema.
-        served.cls, served.initkwargs, served.csrf_exempt = view.cls, view.initkwargs, True  # type: ignore[attr-defined]
-        return served
-
-
 def _snapshot(pk: int) -> Snapshot:
     try:
         return table_snapshot(pk)
@@ -135,7 +107,7 @@ def _etag(snapshot: Snapshot, viewer: Viewer) -> str:
     return f'"{snapshot.match.version}-{"s" if viewer.participant is None else viewer.participant}"'
 
 
-class MatchTableView(_SharedThreads, APIView):
+class MatchTableView(APIView):
     permission_classes = [AllowAny]
 
     @extend_schema(
@@ -155,7 +127,7 @@ class MatchTableView(_SharedThreads, APIView):
         return Response(live_table(snapshot=snapshot, viewer=viewer), headers={"ETag": etag})
 
 
-class MatchMoveView(_SharedThreads, APIView):
+class MatchMoveView(APIView):
     permission_classes = [IsAuthenticated]
 
     @extend_schema(request=MoveSerializer, responses={200: TableSerializer}, summary="Make a move at a live table")
@@ -216,32 +188,32 @@ async def match_events(request: HttpRequest, pk: int) -> HttpResponse:
 
     Authenticated like the API (the session, or ``Authorization: Token ...``).
     """
-    # Under ASGI a sync view runs on a thread of its own request's, with a database connection of its own
-    # that stays open while the stream does: one per open page, until PostgreSQL refuses new clients
-    # (200 tables of 3 reached it). Here the checks, like the stream's reads, run on the loop's shared
-    # threads, whose connections every stream reuses. Under WSGI they run on the request's own thread.
-    if isinstance(request, ASGIRequest):
-        opened = await sync_to_async(_events_open, thread_sensitive=False)(request, pk)
-    else:
-        opened = await sync_to_async(_events_open)(request, pk)
+    asgi = isinstance(request, ASGIRequest)
+    # Under an ASGI server the stream's reads run on the event loop's shared threads, not on a thread
+    # of this request's, which would hold a database connection for as long as the page stays open.
+    opened = await sync_to_async(_released(_events_open, asgi), thread_sensitive=not asgi)(request, pk)
     if isinstance(opened, HttpResponse):
         return opened
     match_id, viewer = opened
 
-    shared = isinstance(request, ASGIRequest)
-
     def build(last: int, nudged: int | None) -> tuple[int, dict[str, Any] | None] | None:
         if nudged is not None and nudged <= last:
             return last, None  # a nudge for a version already sent: nothing to read
-        if shared:
-            close_old_connections()  # as in _SharedThreads: no request signal runs on these threads
         if nudged is None and table_version(match_id) == last:
             return last, None
         snapshot = table_snapshot(match_id)
         return snapshot.match.version, live_table(snapshot=snapshot, viewer=viewer)
 
-    if shared:
-        stream: Any = table_events_async(match_id, build)
+    def known(last: int, nudged: int | None) -> tuple[int, dict[str, Any] | None] | None:
+        if nudged is None:
+            return None
+        if nudged <= last:
+            return last, None
+        snapshot = known_snapshot(match_id, nudged)
+        return None if snapshot is None else (nudged, live_table(snapshot=snapshot, viewer=viewer))
+
+    if asgi:
+        stream: Any = table_events_async(match_id, _released(build, True), known)
     else:
         stream = table_events(match_id, build)
     response = StreamingHttpResponse(stream, content_type="text/event-stream")
@@ -249,6 +221,24 @@ async def match_events(request: HttpRequest, pk: int) -> HttpResponse:
     # Proxies such as nginx would otherwise hold the events back in their buffers.
     response["X-Accel-Buffering"] = "no"
     return response
+
+
+def _released(work: Callable[..., T], shared_thread: bool) -> Callable[..., T]:
+    """``work``, giving its database connection back afterwards when it ran on a shared thread: to the
+    pool (DATABASE_POOL), or closed if it broke or grew old, as the end of a request would."""
+    if not shared_thread:
+        return work
+
+    def run(*args: Any) -> T:
+        try:
+            return work(*args)
+        finally:
+            if settings.DATABASE_POOL:
+                connection.close()
+            else:
+                close_old_connections()
+
+    return run
 
 
 def _events_open(request: HttpRequest, pk: int) -> tuple[int, Viewer] | HttpResponse:

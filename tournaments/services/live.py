@@ -20,7 +20,7 @@ from datetime import datetime
 from typing import TypeVar
 
 from django.core.exceptions import ValidationError
-from django.db import OperationalError, transaction
+from django.db import OperationalError, connection, transaction
 from django.utils import timezone
 
 from engine.cards import normalise_action
@@ -34,12 +34,12 @@ from tournaments.services.live_tables import (
     LiveContext,
     announce_change,
     bump_version,
-    current_table,
     lock_live_match,
     seat_deadline,
     settle,
 )
 from tournaments.services.results import match_record_result
+from tournaments.services.statements import sql_cursor
 
 T = TypeVar("T")
 
@@ -82,7 +82,7 @@ def live_match_record_if_over(*, match_id: int) -> bool:
     """Record a live match whose games are all over (a match of War is over when dealt); True if it was."""
     with transaction.atomic():
         context = lock_live_match(match_id)
-        table = current_table(match_id)
+        table = context.table
         if context.match.status != Match.Status.LIVE or table is None or table.finished_at is None:
             return False
         if table.number + 1 < context.competition.games_per_match:
@@ -117,17 +117,15 @@ def _move(
         participant = next((p for p in context.participants if p.player_id == player.pk), None)
         if participant is None:
             raise NotAtTable("only the people seated at this match may move")
-        earlier = LiveMove.objects.filter(
-            match_id=match_id, entrant_id=participant.entrant_id, client_move_id=client_move_id
-        ).first()
+        earlier = _earlier_action(match_id, participant.entrant_id, client_move_id)
         if earlier is not None:
-            if earlier.action != normalise_action(action):
-                raise LiveConflict(f"client_move_id {client_move_id!r} was already used for {earlier.action!r}")
+            if earlier != normalise_action(action):
+                raise LiveConflict(f"client_move_id {client_move_id!r} was already used for {earlier!r}")
             return MoveOutcome.REPLAYED
         match = context.match
         if match.status != Match.Status.LIVE:
             raise LiveConflict(f"the match is {match.status}, not live")
-        table = current_table(match_id)
+        table = context.table
         if table is None:
             raise LiveConflict("this match is played with real cards: submit a transcript of each game")
         if not table.decision_version <= version <= match.version:
@@ -165,20 +163,38 @@ def _take(
     chosen = game.submit(seat, action)
     table.clock_used_ms[seat] += _elapsed_ms(table.turn_started_at, now)
     bump_version(context)
-    LiveMove.objects.create(
-        match_id=context.match.pk,
-        game_number=table.number,
-        step=step,
-        seat=seat,
-        entrant_id=entrant_id,
-        action=chosen,
-        client_move_id=client_move_id,
-        version=context.match.version,
-    )
+    with sql_cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {LiveMove._meta.db_table} (match_id, game_number, step, seat, entrant_id, action, "
+            "client_move_id, version, created_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
+            [
+                context.match.pk,
+                table.number,
+                step,
+                seat,
+                entrant_id,
+                chosen,
+                client_move_id,
+                context.match.version,
+                connection.ops.adapt_datetimefield_value(now),
+            ],
+        )
     if len(game.steps) > step or game.is_over():
         # The step was applied: a new decision opens, and its clocks start now.
         table.turn_started_at, table.decision_version = now, context.match.version
     _store(context, table, game, now)
+
+
+def _earlier_action(match_id: int, entrant_id: int, client_move_id: str) -> str | None:
+    """The action an earlier move with this client id took, if there was one (a retry)."""
+    with sql_cursor() as cursor:
+        cursor.execute(
+            f"SELECT action FROM {LiveMove._meta.db_table} WHERE match_id = %s AND entrant_id = %s "
+            "AND client_move_id = %s",
+            [match_id, entrant_id, client_move_id],
+        )
+        row = cursor.fetchone()
+    return None if row is None else str(row[0])
 
 
 def _elapsed_ms(since: datetime, now: datetime) -> int:
@@ -212,7 +228,7 @@ def _bot_move(
 ) -> bool:
     with transaction.atomic():
         context = lock_live_match(match_id)
-        table = current_table(match_id)
+        table = context.table
         if context.match.status != Match.Status.LIVE or table is None or table.decision_version != decision_version:
             return False
         game = LiveGame.loads(table.game)
@@ -244,7 +260,7 @@ def live_clocks_enforce(*, now: datetime | None = None) -> int:
 def _forfeit_late(match_id: int, now: datetime) -> int:
     with transaction.atomic():
         context = lock_live_match(match_id)
-        table = current_table(match_id)
+        table = context.table
         if context.match.status != Match.Status.LIVE or table is None or table.finished_at is not None:
             return 0
         game = LiveGame.loads(table.game)

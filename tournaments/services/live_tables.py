@@ -13,13 +13,14 @@ from datetime import datetime, timedelta
 from functools import lru_cache
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 
 from engine.games import get_game, seats_for
 from engine.match import game_seed, seating_for
 from engine.referee import LiveGame
 from tournaments.live_events import publish_change
 from tournaments.models import Competition, LiveTable, Match, MatchParticipant
+from tournaments.services.statements import instance_from_row, select_columns, sql_cursor
 
 
 class LiveConflict(Exception):
@@ -51,6 +52,8 @@ class LiveContext:
     competition: Competition
     participants: tuple[Participant, ...]
     seats: int
+    #: The current table as read with the match (lock_live_match), if it was.
+    table: LiveTable | None = None
 
     def participant_at(self, table: LiveTable, seat: int) -> Participant | None:
         who = table.seating[seat]
@@ -86,26 +89,63 @@ def matches_with_people(match_ids: Sequence[int]) -> set[int]:
     )
 
 
-def live_context(match: Match) -> LiveContext:
+def live_context(match: Match, table: LiveTable | None = None) -> LiveContext:
     competition = match.competition
     participants = match_participants(match.pk)
     seats = seats_for(get_game(competition.game), len(participants), competition.options)
-    return LiveContext(match=match, competition=competition, participants=participants, seats=seats)
+    return LiveContext(match=match, competition=competition, participants=participants, seats=seats, table=table)
 
 
 def lock_live_match(match_id: int) -> LiveContext:
-    """The match under its row lock: every change of a live match is made holding it."""
+    """The match under its row lock, with its current table: every change of a live match is made holding it."""
     try:
-        match = (
-            Match.objects.select_for_update(no_key=True, of=("self",)).select_related("competition").get(pk=match_id)
-        )
+        match, table = match_and_table(match_id, lock=True)
     except Match.DoesNotExist:
         raise NoSuchMatch(f"match {match_id} does not exist") from None
-    return live_context(match)
+    return live_context(match, table)
 
 
 def current_table(match_id: int) -> LiveTable | None:
     return LiveTable.objects.filter(match_id=match_id).order_by("-number").first()
+
+
+#: The match, its competition and its current (highest-numbered) table, in one statement. Plain SQL,
+#: prepared once per connection (services/statements.py): compiling the ORM's version of this join cost
+#: more than running it, on the path of every move and of every page watching a table.
+_MATCH_AND_TABLE = (
+    f"SELECT {select_columns('m', Match)}, {select_columns('c', Competition)}, {select_columns('t', LiveTable)} "
+    f"FROM {Match._meta.db_table} m JOIN {Competition._meta.db_table} c ON c.id = m.competition_id "
+    f"LEFT JOIN {LiveTable._meta.db_table} t ON t.match_id = m.id "
+    f"AND t.number = (SELECT MAX(number) FROM {LiveTable._meta.db_table} WHERE match_id = m.id) "
+    "WHERE m.id = %s"
+)
+_MATCH_AND_TABLE_LOCKED = _MATCH_AND_TABLE + " FOR NO KEY UPDATE OF m"
+
+
+def match_and_table(match_id: int, *, lock: bool = False) -> tuple[Match, LiveTable | None]:
+    """The match with its competition, and its current table; Match.DoesNotExist if there is none.
+
+    ``lock`` takes the match row's lock (FOR NO KEY UPDATE, as recording does: services/results.py).
+    """
+    if connection.vendor != "postgresql":
+        # Elsewhere the driver's rows need the ORM's conversions (SQLite gives dates as text).
+        matches = Match.objects.select_related("competition")
+        match = (matches.select_for_update(of=("self",)) if lock else matches).get(pk=match_id)
+        return match, current_table(match_id)
+    with sql_cursor() as cursor:
+        cursor.execute(_MATCH_AND_TABLE_LOCKED if lock else _MATCH_AND_TABLE, [match_id])
+        row = cursor.fetchone()
+    if row is None:
+        raise Match.DoesNotExist(f"match {match_id} does not exist")
+    after_match = len(Match._meta.concrete_fields)
+    after_competition = after_match + len(Competition._meta.concrete_fields)
+    match = instance_from_row(Match, row[:after_match])
+    match.competition = instance_from_row(Competition, row[after_match:after_competition])
+    if row[after_competition] is None:
+        return match, None
+    table = instance_from_row(LiveTable, row[after_competition:])
+    table.match = match
+    return match, table
 
 
 def open_game(context: LiveContext, number: int, now: datetime) -> tuple[LiveTable, LiveGame]:
@@ -140,7 +180,7 @@ def settle(context: LiveContext, table: LiveTable, game: LiveGame, now: datetime
         table.record = game.record().to_dict()
         table.finished_at = now
         table.deadline = None
-        table.save()
+        _save_table(table)
         number = table.number + 1
         if number >= context.competition.games_per_match:
             return None
@@ -150,7 +190,7 @@ def settle(context: LiveContext, table: LiveTable, game: LiveGame, now: datetime
     # Bots keep their own clocks on the workers; the beat looks only for people out of time.
     times = [seat_deadline(context.competition, table, seat) for seat in game.awaiting() if seat in people]
     table.deadline = min(times) if times else None
-    table.save()
+    _save_table(table)
     return table, game
 
 
@@ -162,7 +202,26 @@ def seat_deadline(competition: Competition, table: LiveTable, seat: int) -> date
 
 def bump_version(context: LiveContext) -> None:
     context.match.version += 1
-    Match.objects.filter(pk=context.match.pk).update(version=context.match.version)
+    with sql_cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {Match._meta.db_table} SET version = %s WHERE id = %s", [context.match.version, context.match.pk]
+        )
+
+
+#: What a change of a table in play writes (its match, number and seating never change).
+_TABLE_CHANGES = ("game", "record", "turn_started_at", "decision_version", "clock_used_ms", "deadline", "finished_at")
+
+
+def _save_table(table: LiveTable) -> None:
+    """A new table is inserted by the ORM; a change of one is a prepared UPDATE of what can change."""
+    if table.pk is None:
+        table.save()
+        return
+    fields = [LiveTable._meta.get_field(name) for name in _TABLE_CHANGES]
+    assignments = ", ".join(f"{field.column} = %s" for field in fields)
+    values = [field.get_db_prep_save(getattr(table, field.attname), connection) for field in fields]
+    with sql_cursor() as cursor:
+        cursor.execute(f"UPDATE {LiveTable._meta.db_table} SET {assignments} WHERE id = %s", [*values, table.pk])
 
 
 def announce_change(context: LiveContext, current: Current, *, record_on_worker: bool = False) -> None:

@@ -191,6 +191,8 @@ class Command(BaseCommand):
             "DJANGO_SETTINGS_MODULE": "config.settings.local",
             "DJANGO_DEBUG": "false",
             "CELERY_GAMES_QUEUE": queue,
+            # As docs/deploy.md says to run an ASGI server: connections lent per request from a pool.
+            "DATABASE_POOL": "true",
         }
         server = subprocess.Popen(
             [
