@@ -1,15 +1,17 @@
-"""API-wide glue: service errors become 400s with field-level messages, never 500s."""
+"""API-wide glue: service errors become 400s with field-level messages (409s for conflicts), never 500s."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from django.core.exceptions import ValidationError as DjangoValidationError
-from rest_framework import serializers
+from rest_framework import serializers, status
+from rest_framework.exceptions import APIException
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from engine.errors import EngineError
+from tournaments.errors import Conflict
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
@@ -18,4 +20,12 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         exc = serializers.ValidationError(detail)
     elif isinstance(exc, EngineError):
         exc = serializers.ValidationError({"non_field_errors": [str(exc)]})
+    elif isinstance(exc, Conflict):
+        exc = ConflictResponse(str(exc))
     return drf_exception_handler(exc, context)
+
+
+class ConflictResponse(APIException):
+    status_code = status.HTTP_409_CONFLICT
+    default_detail = "the request conflicts with the state of what it acts on"
+    default_code = "conflict"

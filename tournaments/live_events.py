@@ -55,31 +55,42 @@ def _event(data: dict[str, Any]) -> bytes:
 _KEEPALIVE = b": keep-alive\n\n"
 
 
+class _Stream:
+    """Where one viewer's stream stands: the version last sent, the nudge waited for, and when it ends."""
+
+    def __init__(self) -> None:
+        self.last = -1
+        self.nudged: int | None = None
+        self.deadline = time.monotonic() + settings.LIVE_STREAM_SECONDS
+
+    def chunk(self, built: tuple[int, dict[str, Any] | None] | None) -> tuple[bytes | None, bool]:
+        """What to send for what the builder said, and whether the stream ends after it."""
+        if built is None:
+            return None, True
+        version, data = built
+        expired = time.monotonic() >= self.deadline
+        if data is None:
+            return _KEEPALIVE, expired
+        self.last = version
+        return _event(data), expired or data.get("status") not in ("pending", "live")
+
+
 def table_events(match_id: int, build: TableBuilder) -> Iterator[bytes]:
     """Server-sent events for a WSGI server: the table now, then after every change, for a while.
 
     The stream ends after ``LIVE_STREAM_SECONDS`` (the browser's EventSource reconnects at once),
     so a server thread is never held by a page long gone.
     """
-    deadline = time.monotonic() + settings.LIVE_STREAM_SECONDS
-    last, nudged = -1, None
+    stream = _Stream()
     pubsub = _subscribe_sync(match_id)
     try:
         while True:
-            built = build(last, nudged)
-            if built is None:
+            chunk, done = stream.chunk(build(stream.last, stream.nudged))
+            if chunk is not None:
+                yield chunk
+            if done:
                 return
-            version, data = built
-            if data is not None:
-                last = version
-                yield _event(data)
-                if data.get("status") not in ("pending", "live"):
-                    return
-            else:
-                yield _KEEPALIVE
-            if time.monotonic() >= deadline:
-                return
-            nudged = _wait_sync(pubsub)
+            stream.nudged = _wait_sync(pubsub)
     finally:
         if pubsub is not None:
             pubsub.close()
@@ -124,28 +135,20 @@ async def table_events_async(
     ``known`` answers without the database when it can (None when it cannot): it runs on the event
     loop itself, sparing the hop to a thread that ``build`` takes.
     """
-    deadline = time.monotonic() + settings.LIVE_STREAM_SECONDS
-    last, nudged = -1, None
+    stream = _Stream()
     pubsub = await _subscribe_async(match_id)
     built_async = sync_to_async(build, thread_sensitive=False)
     try:
         while True:
-            built = known(last, nudged) if known is not None else None
+            built = known(stream.last, stream.nudged) if known is not None else None
             if built is None:
-                built = await built_async(last, nudged)
-            if built is None:
+                built = await built_async(stream.last, stream.nudged)
+            chunk, done = stream.chunk(built)
+            if chunk is not None:
+                yield chunk
+            if done:
                 return
-            version, data = built
-            if data is not None:
-                last = version
-                yield _event(data)
-                if data.get("status") not in ("pending", "live"):
-                    return
-            else:
-                yield _KEEPALIVE
-            if time.monotonic() >= deadline:
-                return
-            nudged = await _wait_async(pubsub)
+            stream.nudged = await _wait_async(pubsub)
     finally:
         if pubsub is not None:
             await pubsub.aclose()

@@ -94,7 +94,8 @@ def test_two_racing_submissions_for_one_decision_make_one_move(workers: Start) -
     workers("w1")
     match, (alice, _) = live_match("1923", options={"mode": "set"})
     version = token_client(alice).get(f"/api/matches/{match.pk}/table/").json()["version"]
-    barrier = threading.Barrier(2)
+    racers = [(f"id{n}", ("DRAW", "LOCK")[n % 2]) for n in range(6)]
+    barrier = threading.Barrier(len(racers))
     codes: list[int] = []
 
     def submit(move_id: str, action: str) -> None:
@@ -104,12 +105,13 @@ def test_two_racing_submissions_for_one_decision_make_one_move(workers: Start) -
         codes.append(client.post(f"/api/matches/{match.pk}/moves/", body, format="json").status_code)
         connection.close()
 
-    threads = [threading.Thread(target=submit, args=args) for args in (("one", "DRAW"), ("two", "LOCK"))]
+    threads = [threading.Thread(target=submit, args=args) for args in racers]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
-    assert sorted(codes) == [200, 409]
+    # Each waits for the match's lock; all but the first find the seat has chosen already.
+    assert sorted(codes) == [200] + [409] * (len(racers) - 1)
     assert LiveMove.objects.filter(match=match).count() == 1
 
 

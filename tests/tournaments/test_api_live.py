@@ -169,3 +169,37 @@ def test_a_persons_match_list_costs_the_same_queries_however_many_matches() -> N
         Entrant.objects.filter(competition=other.competition, player=bob).update(player=alice, name="Alice")
     assert queries() == one
     assert len(client.get("/api/players/me/matches/").json()) == 4
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_events_stream_under_asgi_sends_the_viewers_table_and_each_change(settings: Any) -> None:
+    from asgiref.sync import async_to_sync, sync_to_async
+    from django.test import AsyncClient
+
+    settings.LIVE_STREAM_SECONDS = 5
+    settings.LIVE_EVENTS_URL = ""  # the embedded default: the stream polls the match's version
+    settings.LIVE_POLL_SECONDS = 0.05
+    match, (alice, bob) = live_match("1923", options={"mode": "set"})
+
+    async def read_two_events() -> list[dict[str, Any]]:
+        client = AsyncClient()
+        await sync_to_async(client.force_login)(alice.user)
+        response = await client.get(f"/api/matches/{match.pk}/events/")
+        assert response.status_code == 200
+        events: list[dict[str, Any]] = []
+        moved = False
+        async for chunk in response.streaming_content:
+            text = chunk.decode()
+            if text.startswith("event: table"):
+                events.append(json.loads(text.split("data: ", 1)[1]))
+                if not moved:
+                    await sync_to_async(move)(client_of(bob), match, "LOCK", events[0]["version"], "b1")
+                    moved = True
+            if len(events) == 2:
+                break
+        return events
+
+    first, second = async_to_sync(read_two_events)()
+    assert first["seat"] == 0 and first["seats"][1]["acted"] is False
+    assert second["version"] > first["version"] and second["seats"][1]["acted"] is True
+    assert "LOCK" not in json.dumps(second["observation"])

@@ -6,9 +6,8 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from asgiref.sync import sync_to_async
-from django.conf import settings
 from django.core.handlers.asgi import ASGIRequest
-from django.db import close_old_connections, connection
+from django.db import connection
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
@@ -20,6 +19,7 @@ from rest_framework.views import APIView
 
 from league.api.identity import acting_player, viewing_player
 from league.models import Player
+from tournaments.errors import Conflict
 from tournaments.live_events import table_events, table_events_async
 from tournaments.live_selectors import (
     Snapshot,
@@ -33,16 +33,9 @@ from tournaments.live_selectors import (
     table_viewer,
 )
 from tournaments.models import Match
-from tournaments.services.live import MoveOutcome, NotAtTable, live_move
-from tournaments.services.live_tables import LiveConflict, NoSuchMatch
+from tournaments.services.live import MoveOutcome, live_move
 
 T = TypeVar("T")
-
-
-class Conflict(APIException):
-    status_code = status.HTTP_409_CONFLICT
-    default_detail = "the move conflicts with the table as it stands"
-    default_code = "conflict"
 
 
 class SeatClockSerializer(serializers.Serializer[Any]):
@@ -138,14 +131,7 @@ class MatchMoveView(APIView):
         data = MoveSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         player = acting_player(request)
-        try:
-            outcome = live_move(match_id=pk, player=player, **data.validated_data)
-        except NotAtTable as exc:
-            raise PermissionDenied(str(exc)) from None
-        except NoSuchMatch as exc:
-            raise NotFound(str(exc)) from None
-        except LiveConflict as exc:
-            raise Conflict(str(exc)) from None
+        outcome = live_move(match_id=pk, player=player, **data.validated_data)
         if outcome is MoveOutcome.TIMED_OUT:
             raise Conflict("your time for this decision ran out before the move arrived: the seat forfeited the game")
         snapshot = _snapshot(pk)
@@ -225,7 +211,8 @@ async def match_events(request: HttpRequest, pk: int) -> HttpResponse:
 
 def _released(work: Callable[..., T], shared_thread: bool) -> Callable[..., T]:
     """``work``, giving its database connection back afterwards when it ran on a shared thread: to the
-    pool (DATABASE_POOL), or closed if it broke or grew old, as the end of a request would."""
+    pool (DATABASE_POOL, as docs/deploy.md runs an ASGI server), or closed without one, so that no
+    connection is left to a thread that serves no request."""
     if not shared_thread:
         return work
 
@@ -233,10 +220,7 @@ def _released(work: Callable[..., T], shared_thread: bool) -> Callable[..., T]:
         try:
             return work(*args)
         finally:
-            if settings.DATABASE_POOL:
-                connection.close()
-            else:
-                close_old_connections()
+            connection.close()
 
     return run
 

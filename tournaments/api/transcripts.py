@@ -19,7 +19,7 @@ from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import APIException, PermissionDenied, ValidationError
+from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
@@ -30,7 +30,6 @@ from league.models import Player
 from tournaments.api.scoping import CompetitionScoped, MatchScoped, schema_only
 from tournaments.models import Transcript, TranscriptEvent
 from tournaments.services.transcripts import (
-    TranscriptConflict,
     competition_disputes,
     match_transcripts,
     transcript_accept,
@@ -44,12 +43,6 @@ from tournaments.services.transcripts import (
 
 #: An uploaded record larger than this is refused before it is parsed (a long 1923 match is well under).
 MAX_UPLOAD_BYTES = 5 * 1024 * 1024
-
-
-class Conflict(APIException):
-    status_code = status.HTTP_409_CONFLICT
-    default_detail = "the transcript or its match does not allow this now"
-    default_code = "conflict"
 
 
 # --- Shapes ---------------------------------------------------------------------------------------
@@ -191,12 +184,9 @@ class TranscriptViewSet(MatchScoped, viewsets.GenericViewSet[Transcript]):
             data = TranscriptSubmitSerializer(data=request.data)
             data.is_valid(raise_exception=True)
             record = data.validated_data["record"]
-        try:
-            transcript = transcript_submit(
-                match=self.match, player=player, game_number=data.validated_data["game_number"], record=record
-            )
-        except TranscriptConflict as exc:
-            raise Conflict(str(exc)) from None
+        transcript = transcript_submit(
+            match=self.match, player=player, game_number=data.validated_data["game_number"], record=record
+        )
         return self._shown(transcript, status.HTTP_201_CREATED)
 
     @extend_schema(request=None, responses=TranscriptSerializer)
@@ -204,10 +194,7 @@ class TranscriptViewSet(MatchScoped, viewsets.GenericViewSet[Transcript]):
     def confirm(self, request: Request, **kwargs: Any) -> Response:
         """A participant confirms a verified transcript; a referee or organiser confirms it for everyone."""
         player = _caller(request)
-        try:
-            transcript = transcript_confirm(transcript=self._transcript(), player=player)
-        except TranscriptConflict as exc:
-            raise Conflict(str(exc)) from None
+        transcript = transcript_confirm(transcript=self._transcript(), player=player)
         return self._shown(transcript)
 
     @extend_schema(request=DisputeSerializer, responses=TranscriptSerializer)
@@ -217,12 +204,7 @@ class TranscriptViewSet(MatchScoped, viewsets.GenericViewSet[Transcript]):
         player = _caller(request)
         data = DisputeSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        try:
-            transcript = transcript_dispute(
-                transcript=self._transcript(), player=player, note=data.validated_data["note"]
-            )
-        except TranscriptConflict as exc:
-            raise Conflict(str(exc)) from None
+        transcript = transcript_dispute(transcript=self._transcript(), player=player, note=data.validated_data["note"])
         return self._shown(transcript)
 
     @extend_schema(request=VoidSerializer, responses=TranscriptSerializer)
@@ -232,12 +214,7 @@ class TranscriptViewSet(MatchScoped, viewsets.GenericViewSet[Transcript]):
         player = _caller(request)
         data = VoidSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        try:
-            transcript = transcript_void(
-                transcript=self._transcript(), player=player, reason=data.validated_data["reason"]
-            )
-        except TranscriptConflict as exc:
-            raise Conflict(str(exc)) from None
+        transcript = transcript_void(transcript=self._transcript(), player=player, reason=data.validated_data["reason"])
         return self._shown(transcript)
 
     @extend_schema(request=AcceptSerializer, responses=TranscriptSerializer)
@@ -247,12 +224,7 @@ class TranscriptViewSet(MatchScoped, viewsets.GenericViewSet[Transcript]):
         player = _caller(request)
         data = AcceptSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        try:
-            transcript = transcript_accept(
-                transcript=self._transcript(), player=player, note=data.validated_data["note"]
-            )
-        except TranscriptConflict as exc:
-            raise Conflict(str(exc)) from None
+        transcript = transcript_accept(transcript=self._transcript(), player=player, note=data.validated_data["note"])
         return self._shown(transcript)
 
 

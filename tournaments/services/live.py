@@ -19,7 +19,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import TypeVar
 
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import OperationalError, connection, transaction
 from django.utils import timezone
 
@@ -44,7 +44,7 @@ from tournaments.services.statements import sql_cursor
 T = TypeVar("T")
 
 
-class NotAtTable(Exception):
+class NotAtTable(PermissionDenied):
     """The caller has no seat at this match: a 403."""
 
 

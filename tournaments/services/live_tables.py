@@ -11,23 +11,26 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import lru_cache
+from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
+from django.http import Http404
 
 from engine.games import get_game, seats_for
 from engine.match import game_seed, seating_for
 from engine.referee import LiveGame
+from tournaments.errors import Conflict
 from tournaments.live_events import publish_change
 from tournaments.models import Competition, LiveTable, Match, MatchParticipant
 from tournaments.services.statements import instance_from_row, select_columns, sql_cursor
 
 
-class LiveConflict(Exception):
+class LiveConflict(Conflict):
     """A move that cannot be taken now (stale version, out of turn, match not live): a 409, nothing changed."""
 
 
-class NoSuchMatch(LiveConflict):
+class NoSuchMatch(Http404):
     """There is no match by that id: a 404."""
 
 
@@ -97,11 +100,28 @@ def live_context(match: Match, table: LiveTable | None = None) -> LiveContext:
 
 
 def lock_live_match(match_id: int) -> LiveContext:
-    """The match under its row lock, with its current table: every change of a live match is made holding it."""
-    try:
-        match, table = match_and_table(match_id, lock=True)
-    except Match.DoesNotExist:
-        raise NoSuchMatch(f"match {match_id} does not exist") from None
+    """The match under its row lock, with its current table: every change of a live match is made holding it.
+
+    Two statements, not one: a statement that waits for a row lock sees the newest version of the
+    locked row once it gets it, but the rows it joined come from the moment it started, so a joined
+    table would be the one from before the move the lock waited for.
+    """
+    if connection.vendor != "postgresql":
+        # Elsewhere the driver's rows need the ORM's conversions (SQLite gives dates as text).
+        try:
+            match = Match.objects.select_for_update(of=("self",)).select_related("competition").get(pk=match_id)
+        except Match.DoesNotExist:
+            raise NoSuchMatch(f"match {match_id} does not exist") from None
+        return live_context(match, current_table(match_id))
+    with sql_cursor() as cursor:
+        cursor.execute(_LOCK_MATCH, [match_id])
+        row = cursor.fetchone()
+        if row is None:
+            raise NoSuchMatch(f"match {match_id} does not exist")
+        match = _match_from(row)
+        cursor.execute(_CURRENT_TABLE, [match_id])
+        table_row = cursor.fetchone()
+    table = None if table_row is None else _table_from(table_row, match)
     return live_context(match, table)
 
 
@@ -109,43 +129,51 @@ def current_table(match_id: int) -> LiveTable | None:
     return LiveTable.objects.filter(match_id=match_id).order_by("-number").first()
 
 
-#: The match, its competition and its current (highest-numbered) table, in one statement. Plain SQL,
-#: prepared once per connection (services/statements.py): compiling the ORM's version of this join cost
-#: more than running it, on the path of every move and of every page watching a table.
+# Plain SQL, prepared once per connection (services/statements.py): compiling the ORM's versions of
+# these cost more than running them, on the path of every move and of every page watching a table.
+_MATCH = f"SELECT {select_columns('m', Match)}, {select_columns('c', Competition)} "
+_FROM_MATCH = f"FROM {Match._meta.db_table} m JOIN {Competition._meta.db_table} c ON c.id = m.competition_id "
+_LOCK_MATCH = f"{_MATCH}{_FROM_MATCH}WHERE m.id = %s FOR NO KEY UPDATE OF m"
+_CURRENT_TABLE = (
+    f"SELECT {select_columns('t', LiveTable)} FROM {LiveTable._meta.db_table} t "
+    "WHERE t.match_id = %s ORDER BY t.number DESC LIMIT 1"
+)
+#: The match, its competition and its current (highest-numbered) table, read together (no lock).
 _MATCH_AND_TABLE = (
-    f"SELECT {select_columns('m', Match)}, {select_columns('c', Competition)}, {select_columns('t', LiveTable)} "
-    f"FROM {Match._meta.db_table} m JOIN {Competition._meta.db_table} c ON c.id = m.competition_id "
+    f"{_MATCH}, {select_columns('t', LiveTable)} {_FROM_MATCH}"
     f"LEFT JOIN {LiveTable._meta.db_table} t ON t.match_id = m.id "
     f"AND t.number = (SELECT MAX(number) FROM {LiveTable._meta.db_table} WHERE match_id = m.id) "
     "WHERE m.id = %s"
 )
-_MATCH_AND_TABLE_LOCKED = _MATCH_AND_TABLE + " FOR NO KEY UPDATE OF m"
+_MATCH_COLUMNS = len(Match._meta.concrete_fields) + len(Competition._meta.concrete_fields)
 
 
-def match_and_table(match_id: int, *, lock: bool = False) -> tuple[Match, LiveTable | None]:
-    """The match with its competition, and its current table; Match.DoesNotExist if there is none.
+def _match_from(row: Sequence[Any]) -> Match:
+    split = len(Match._meta.concrete_fields)
+    match = instance_from_row(Match, row[:split])
+    match.competition = instance_from_row(Competition, row[split:_MATCH_COLUMNS])
+    return match
 
-    ``lock`` takes the match row's lock (FOR NO KEY UPDATE, as recording does: services/results.py).
-    """
+
+def _table_from(row: Sequence[Any], match: Match) -> LiveTable:
+    table = instance_from_row(LiveTable, row)
+    table.match = match
+    return table
+
+
+def match_and_table(match_id: int) -> tuple[Match, LiveTable | None]:
+    """The match with its competition, and its current table, as one statement saw them (no lock);
+    Match.DoesNotExist if there is no such match."""
     if connection.vendor != "postgresql":
-        # Elsewhere the driver's rows need the ORM's conversions (SQLite gives dates as text).
-        matches = Match.objects.select_related("competition")
-        match = (matches.select_for_update(of=("self",)) if lock else matches).get(pk=match_id)
+        match = Match.objects.select_related("competition").get(pk=match_id)
         return match, current_table(match_id)
     with sql_cursor() as cursor:
-        cursor.execute(_MATCH_AND_TABLE_LOCKED if lock else _MATCH_AND_TABLE, [match_id])
+        cursor.execute(_MATCH_AND_TABLE, [match_id])
         row = cursor.fetchone()
     if row is None:
         raise Match.DoesNotExist(f"match {match_id} does not exist")
-    after_match = len(Match._meta.concrete_fields)
-    after_competition = after_match + len(Competition._meta.concrete_fields)
-    match = instance_from_row(Match, row[:after_match])
-    match.competition = instance_from_row(Competition, row[after_match:after_competition])
-    if row[after_competition] is None:
-        return match, None
-    table = instance_from_row(LiveTable, row[after_competition:])
-    table.match = match
-    return match, table
+    match = _match_from(row)
+    return match, None if row[_MATCH_COLUMNS] is None else _table_from(row[_MATCH_COLUMNS:], match)
 
 
 def open_game(context: LiveContext, number: int, now: datetime) -> tuple[LiveTable, LiveGame]:

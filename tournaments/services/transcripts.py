@@ -40,6 +40,7 @@ from engine.match import GamePlayed, match_result, seating_for
 from engine.record import Record
 from engine.verify import ReplayError, replay, verify
 from league.models import Membership, Player
+from tournaments.errors import Conflict
 from tournaments.models import (
     Competition,
     Match,
@@ -59,7 +60,7 @@ Status = Transcript.Status
 OPEN_STATUSES = (Status.SUBMITTED, Status.VERIFIED, Status.DISPUTED)
 
 
-class TranscriptConflict(Exception):
+class TranscriptConflict(Conflict):
     """The transcript or its match is not in a state that allows this (a 409); nothing changed."""
 
 
