@@ -19,6 +19,7 @@ from rest_framework.test import APIClient
 
 from league.models import Player
 from tests.e2e.conftest import wait_for
+from tests.engine.sandbox_support import needs_sandbox
 from tests.tournaments.live_support import assert_recorded_fairly, live_match
 from tournaments.models import Game, LiveMove, Match, Standing
 from tournaments.worker_processes import WorkerProcess
@@ -151,3 +152,50 @@ def test_a_person_who_lets_the_clock_run_out_forfeits_on_the_beat(workers: Start
     wait_for(lambda: status_of(match) == Match.Status.DONE, timeout=30, what="bob to time out")
     record = Game.objects.get(match=match).record
     assert record["forfeit"]["seat"] == 1 and record["forfeit"]["cause"] == "timeout"
+
+
+# A bot that answers well until the second game of a match, then crashes: its validation game passes.
+CRASHES_IN_GAME_TWO = b"""
+def act(turn):
+    if turn.game_number == 1:
+        raise SystemExit(3)
+    return turn.legal_actions[0]
+"""
+
+
+@needs_sandbox
+def test_an_uploaded_bot_plays_its_seat_at_a_live_table_in_the_sandbox_and_forfeits_when_it_crashes(
+    workers: Start,
+) -> None:
+    from tests.e2e.test_sandboxed_bots import FAST_BOTS, upload
+    from tests.factories import BotFactory, EntrantFactory, MembershipFactory, PlayerFactory, full_options
+    from tournaments.models import BotRun, Competition
+    from tournaments.services.competitions import competition_start
+
+    workers("w1", extra_env=FAST_BOTS)
+    version = upload(BotFactory(game="banter"), CRASHES_IN_GAME_TWO)
+    wait_for(lambda: version.__class__.objects.get(pk=version.pk).status == "ready", what="the upload's validation")
+    competition = Competition.objects.create(
+        club=MembershipFactory().club,
+        created_by=PlayerFactory(),
+        name="live with an upload",
+        game="banter",
+        options=full_options("banter", 2),
+        games_per_match=2,
+        seed=5,
+    )
+    alice = PlayerFactory()
+    MembershipFactory(club=competition.club, player=alice)
+    EntrantFactory(competition=competition, bot_version=None, player=alice, name="Alice")
+    EntrantFactory(competition=competition, bot_version=version.__class__.objects.get(pk=version.pk))
+    competition_start(competition=competition)
+    match = Match.objects.get(competition=competition)
+    play_as_people(match, [alice], seed=3)
+    wait_for(lambda: status_of(match) == Match.Status.DONE, what="the match to be recorded")
+    assert_recorded_fairly(match)
+    first, second = (g.record for g in Game.objects.filter(match=match).order_by("number"))
+    assert first["forfeit"] is None or first["forfeit"]["cause"] != "crash"
+    assert second["forfeit"] is not None and second["forfeit"]["cause"] == "crash"
+    assert LiveMove.objects.filter(match=match, client_move_id__startswith="bot/").exists()
+    run = BotRun.objects.get(participant__match=match)
+    assert run.failure == "crash"

@@ -113,25 +113,23 @@ def _decide(
 
 
 def _close(match_id: int, remote: dict[int, object]) -> None:
-    """Close every bot started for this run; keep the first failure and the log for its owner."""
+    """Close every bot started for this run; its owner's log of the match gains this run's log, and the
+    match's first failure of the bot is kept (a bot plays several runs at a live table)."""
     if not remote:
         return
-    # Participants are indexed in the order of their match seats (services/live.py, match_participants).
+    # Participants are indexed in the order of their match seats (services/live_tables.py, match_participants).
     rows = list(MatchParticipant.objects.filter(match_id=match_id).order_by("seat").values_list("id", flat=True))
     for who, bot in remote.items():
         bot.close()  # type: ignore[attr-defined]
         failure = getattr(bot, "failure", None)
-        BotRun.objects.bulk_create(
-            [
-                BotRun(
-                    participant_id=rows[who],
-                    failure=failure.cause if failure else "",
-                    detail=(failure.detail if failure else "")[:4000],
-                    log=bot.owner_log(),  # type: ignore[attr-defined]
-                )
-            ],
-            ignore_conflicts=True,
-        )
+        log = bot.owner_log()  # type: ignore[attr-defined]
+        with transaction.atomic():
+            run, _ = BotRun.objects.select_for_update().get_or_create(participant_id=rows[who])
+            if failure is not None and not run.failure:
+                run.failure, run.detail = failure.cause, failure.detail[:4000]
+            # The newest output is kept when the runs' logs outgrow what one run may write.
+            run.log = (run.log + log)[-settings.BOT_LOG_BYTES :]
+            run.save(update_fields=["failure", "detail", "log"])
 
 
 def live_bots_reap() -> int:
