@@ -93,14 +93,16 @@ bench-service: setup
 		$(PY) manage.py bench_service --entrants 16 --games-per-match 1000
 
 ## Live tables: 200 tables of scripted people over HTTP (uvicorn, Redis events), moves/s and the time from a
-## move's POST to the other seats seeing it (docs/performance.md). A fresh database each time.
+## move's POST to the other seats seeing it, at two paces of play (docs/performance.md). A fresh database.
 LIVE_DB ?= postgres://postgres@127.0.0.1:5432/cardclub_bench_live
 bench-live: setup
 	dropdb -h 127.0.0.1 -U postgres --if-exists cardclub_bench_live
 	createdb -h 127.0.0.1 -U postgres cardclub_bench_live
 	DATABASE_URL=$(LIVE_DB) $(PY) manage.py migrate --noinput -v 0
 	DATABASE_URL=$(LIVE_DB) CELERY_BROKER_URL=redis://127.0.0.1:6379/0 CACHE_URL=redis://127.0.0.1:6379/1 \
-		$(PY) manage.py bench_live --tables 200
+		$(PY) manage.py bench_live --tables 200 --think-ms 1000-3000
+	DATABASE_URL=$(LIVE_DB) CELERY_BROKER_URL=redis://127.0.0.1:6379/0 CACHE_URL=redis://127.0.0.1:6379/1 \
+		$(PY) manage.py bench_live --tables 200 --think-ms 3000-8000
 
 ## Sandboxed bots: start time and per-move overhead against an in-process bot (docs/performance.md).
 bench-bots: setup

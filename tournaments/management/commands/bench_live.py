@@ -91,7 +91,12 @@ class Command(BaseCommand):
             default="1000-3000",
             help="a person's thinking time before each move, uniform in MIN-MAX milliseconds",
         )
-        parser.add_argument("--workers", type=int, default=2, help="uvicorn worker processes")
+        parser.add_argument(
+            "--workers",
+            type=int,
+            default=4,
+            help="uvicorn worker processes (two a core measured better than one: docs/performance.md)",
+        )
         parser.add_argument("--port", type=int, default=8767)
         parser.add_argument("--seed", type=int, default=20261122)
 
