@@ -14,7 +14,6 @@ so no sandbox waits on a worker for a person to move.
 
 from __future__ import annotations
 
-import logging
 from datetime import timedelta
 
 from django.conf import settings
@@ -25,14 +24,13 @@ from engine.agents import Agent, AgentFailure
 from engine.bots import make_bot
 from engine.match import game_seed
 from engine.referee import LiveGame
+from engine.remote import RemoteBot
 from engine.rng import derive_seed
 from league.agents import remote_bot
 from league.models import BotVersion
 from tournaments.models import BotRun, LiveTable, Match, MatchParticipant
 from tournaments.services.live import live_bot_move
 from tournaments.services.live_tables import Participant, advance_release, current_table, match_participants
-
-log = logging.getLogger(__name__)
 
 #: Decisions one task makes before handing on to a fresh task: a long run of bot-only steps cannot hog a worker.
 _RUN = 500
@@ -45,7 +43,7 @@ def live_bots_play(*, match_id: int) -> int:
     versions = BotVersion.objects.select_related("bot").in_bulk(
         [p.bot_version_id for p in participants if p.bot_version_id is not None]
     )
-    remote: dict[int, object] = {}
+    remote: dict[int, RemoteBot] = {}
     made = 0
     try:
         while made < _RUN:
@@ -63,7 +61,8 @@ def live_bots_play(*, match_id: int) -> int:
             if not bots:
                 break
             seat, bot = bots[0]
-            version = versions[bot.bot_version_id]  # type: ignore[index]
+            assert bot.bot_version_id is not None  # not a person, so a bot version
+            version = versions[bot.bot_version_id]
             action, failure = _decide(game, table, match_seed, seat, bot, version, remote)
             live_bot_move(
                 match_id=match_id,
@@ -89,7 +88,7 @@ def _decide(
     seat: int,
     bot: Participant,
     version: BotVersion,
-    remote: dict[int, object],
+    remote: dict[int, RemoteBot],
 ) -> tuple[str | None, tuple[str, str]]:
     legal = game.legal_actions(seat)
     observation = game.observation(seat)
@@ -102,7 +101,7 @@ def _decide(
     else:
         if bot.index not in remote:
             remote[bot.index] = remote_bot(version, game=game.game_name, players=game.players, options=game.options)
-        agent = remote[bot.index].seated(seat, table.number)  # type: ignore[attr-defined]
+        agent = remote[bot.index].seated(seat, table.number)
     try:
         action: object = agent.act(observation, legal)
     except AgentFailure as failure:
@@ -112,7 +111,7 @@ def _decide(
     return action, ("", "")
 
 
-def _close(match_id: int, remote: dict[int, object]) -> None:
+def _close(match_id: int, remote: dict[int, RemoteBot]) -> None:
     """Close every bot started for this run; its owner's log of the match gains this run's log, and the
     match's first failure of the bot is kept (a bot plays several runs at a live table)."""
     if not remote:
@@ -120,9 +119,9 @@ def _close(match_id: int, remote: dict[int, object]) -> None:
     # Participants are indexed in the order of their match seats (services/live_tables.py, match_participants).
     rows = list(MatchParticipant.objects.filter(match_id=match_id).order_by("seat").values_list("id", flat=True))
     for who, bot in remote.items():
-        bot.close()  # type: ignore[attr-defined]
-        failure = getattr(bot, "failure", None)
-        log = bot.owner_log()  # type: ignore[attr-defined]
+        bot.close()
+        failure = bot.failure
+        log = bot.owner_log()
         with transaction.atomic():
             run, _ = BotRun.objects.select_for_update().get_or_create(participant_id=rows[who])
             if failure is not None and not run.failure:
