@@ -1,4 +1,4 @@
-"""A live table survives its web server being killed mid-game: every accepted move was already stored.
+"""A live table survives its web server being killed, and Redis restarted, mid-game: every move was stored.
 
 The server is a real `manage.py runserver` process on the test's PostgreSQL database; the
 people are HTTP clients with tokens. Killing it (SIGKILL, its whole process group) and
@@ -25,6 +25,7 @@ from django.db import connection
 from rest_framework.authtoken.models import Token
 
 from tests.e2e.conftest import wait_for
+from tests.e2e.test_drill import local_redis  # noqa: F401 (a fixture)
 from tests.tournaments.live_support import assert_recorded_fairly, live_match
 from tournaments.models import LiveMove, Match
 
@@ -129,4 +130,37 @@ def test_a_web_server_killed_mid_game_loses_no_move(web: WebServer) -> None:
                 status, _ = call(web, token, f"/api/matches/{match.pk}/moves/", {**body, "client_move_id": str(moves)})
                 assert status == 200
                 moves += 1
+    assert_recorded_fairly(match)
+
+
+@pytest.mark.usefixtures("local_redis")
+def test_a_redis_restart_mid_game_loses_no_move(workers: Any) -> None:
+    """Redis keeps nothing across the restart (as CI runs it): the nudges and a bot's queued turn are lost,
+    the moves are not, and the beat's sweep sends the bot's turn again."""
+    from tests.e2e.test_drill import redis_address, restart_redis
+    from tests.e2e.test_live_play import play_as_people, status_of, token_client
+
+    workers("w1", beat=True, extra_env={"LIVE_CLOCK_SECONDS": "1", "LIVE_BOT_GRACE": "2"})
+    match, (alice,) = live_match("banter", people=1, bots=1)
+    client = token_client(alice)
+    rng = random.Random(2)
+    for number in range(4):
+        wait_for(
+            lambda: bool(client.get(f"/api/matches/{match.pk}/table/").json()["legal_actions"]),
+            what="alice's turn",
+        )
+        table = client.get(f"/api/matches/{match.pk}/table/").json()
+        body = {
+            "action": rng.choice(table["legal_actions"]),
+            "version": table["version"],
+            "client_move_id": f"r{number}",
+        }
+        assert client.post(f"/api/matches/{match.pk}/moves/", body, format="json").status_code == 200
+    before = LiveMove.objects.filter(match=match).count()
+    version = Match.objects.get(pk=match.pk).version
+    restart_redis(*redis_address())
+    assert LiveMove.objects.filter(match=match).count() >= before
+    assert Match.objects.get(pk=match.pk).version >= version
+    play_as_people(match, [alice], seed=8)
+    wait_for(lambda: status_of(match) == Match.Status.DONE, what="the match to be recorded")
     assert_recorded_fairly(match)
