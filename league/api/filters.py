@@ -5,12 +5,13 @@ from __future__ import annotations
 import django_filters as filters
 from django.db.models import QuerySet
 
+from config.api_input import WholeNumberFilter
 from league.models import GAME_CHOICES, Bot, BotVersion, Club, Membership, Player
 
 
 class PlayerFilter(filters.FilterSet):
     name = filters.CharFilter(field_name="display_name", lookup_expr="icontains")
-    club = filters.NumberFilter(method="filter_club", label="Members of this club (id)")
+    club = WholeNumberFilter(method="filter_club", label="Members of this club (id)")
     joined = filters.DateFromToRangeFilter(field_name="created_at", label="Profile created between these dates")
 
     class Meta:
@@ -24,7 +25,7 @@ class PlayerFilter(filters.FilterSet):
 
 class BotFilter(filters.FilterSet):
     game = filters.ChoiceFilter(choices=GAME_CHOICES)
-    owner = filters.NumberFilter(field_name="owner_id", label="Owner (player id)")
+    owner = WholeNumberFilter(field_name="owner_id", label="Owner (player id)")
     retired = filters.BooleanFilter(method="filter_retired", label="Retired bots only (true) or active only (false)")
     created = filters.DateFromToRangeFilter(field_name="created_at")
 
@@ -46,7 +47,7 @@ class BotVersionFilter(filters.FilterSet):
 
 
 class ClubFilter(filters.FilterSet):
-    member = filters.NumberFilter(method="filter_member", label="Clubs this player belongs to (id)")
+    member = WholeNumberFilter(method="filter_member", label="Clubs this player belongs to (id)")
 
     class Meta:
         model = Club

@@ -9,6 +9,7 @@ from __future__ import annotations
 import django_filters as filters
 from django.db.models import QuerySet
 
+from config.api_input import WholeNumberFilter
 from league.models import GAME_CHOICES
 from tournaments.models import Competition, Game, Match, MatchParticipant
 from tournaments.selectors import competitions_of_player, matches_of_player
@@ -18,8 +19,8 @@ class CompetitionFilter(filters.FilterSet):
     game = filters.ChoiceFilter(choices=GAME_CHOICES)
     status = filters.ChoiceFilter(choices=Competition.Status.choices)
     kind = filters.ChoiceFilter(choices=Competition.Kind.choices)
-    club = filters.NumberFilter(field_name="club_id", label="Club (id)")
-    player = filters.NumberFilter(method="filter_player", label="Entered by this player, in person or by bot (id)")
+    club = WholeNumberFilter(field_name="club_id", label="Club (id)")
+    player = WholeNumberFilter(method="filter_player", label="Entered by this player, in person or by bot (id)")
     created = filters.DateFromToRangeFilter(field_name="created_at")
     started = filters.DateFromToRangeFilter(field_name="started_at")
     finished = filters.DateFromToRangeFilter(field_name="finished_at")
@@ -33,12 +34,12 @@ class CompetitionFilter(filters.FilterSet):
 
 
 class MatchFilter(filters.FilterSet):
-    competition = filters.NumberFilter(field_name="competition_id", label="Competition (id)")
-    round = filters.NumberFilter(field_name="round__number", label="Round number")
+    competition = WholeNumberFilter(field_name="competition_id", label="Competition (id)")
+    round = WholeNumberFilter(field_name="round__number", label="Round number")
     game = filters.ChoiceFilter(field_name="competition__game", choices=GAME_CHOICES)
     status = filters.ChoiceFilter(choices=Match.Status.choices)
-    player = filters.NumberFilter(method="filter_player", label="Played by this player, in person or by bot (id)")
-    entrant = filters.NumberFilter(method="filter_entrant", label="Played by this entrant (id)")
+    player = WholeNumberFilter(method="filter_player", label="Played by this player, in person or by bot (id)")
+    entrant = WholeNumberFilter(method="filter_entrant", label="Played by this entrant (id)")
     created = filters.DateFromToRangeFilter(field_name="created_at")
     finished = filters.DateFromToRangeFilter(field_name="finished_at")
 
@@ -55,10 +56,10 @@ class MatchFilter(filters.FilterSet):
 
 
 class GameFilter(filters.FilterSet):
-    match = filters.NumberFilter(field_name="match_id", label="Match (id)")
-    competition = filters.NumberFilter(field_name="match__competition_id", label="Competition (id)")
+    match = WholeNumberFilter(field_name="match_id", label="Match (id)")
+    competition = WholeNumberFilter(field_name="match__competition_id", label="Competition (id)")
     game = filters.ChoiceFilter(field_name="match__competition__game", choices=GAME_CHOICES)
-    winner = filters.NumberFilter(field_name="winner_id", label="Won by this entrant (id)")
+    winner = WholeNumberFilter(field_name="winner_id", label="Won by this entrant (id)")
     recorded = filters.DateFromToRangeFilter(field_name="recorded_at")
 
     class Meta:

@@ -25,6 +25,8 @@ from tournaments.selectors import StandingRow
 
 #: The largest seed a BigIntegerField holds.
 MAX_SEED = 2**63 - 1
+#: More than any club seats; the column would overflow at 2**31.
+MAX_ENTRANTS = 100_000
 
 
 class CompetitionSerializer(serializers.ModelSerializer[Competition]):
@@ -71,7 +73,9 @@ class CompetitionCreateSerializer(serializers.Serializer[Competition]):
     options = serializers.DictField(required=False, default=dict)
     players_per_match = serializers.IntegerField(min_value=2, max_value=10, default=2)
     games_per_match = serializers.IntegerField(min_value=1, max_value=1000, default=1)
-    max_entrants = serializers.IntegerField(min_value=2, required=False, allow_null=True, default=None)
+    max_entrants = serializers.IntegerField(
+        min_value=2, max_value=MAX_ENTRANTS, required=False, allow_null=True, default=None
+    )
     seed = serializers.IntegerField(min_value=0, max_value=MAX_SEED, required=False, allow_null=True, default=None)
     people_play = serializers.ChoiceField(choices=Competition.PeoplePlay.choices, default=Competition.PeoplePlay.LIVE)
     move_seconds = serializers.IntegerField(
@@ -89,7 +93,7 @@ class CompetitionUpdateSerializer(serializers.Serializer[Competition]):
     name = serializers.CharField(max_length=120, required=False)
     options = serializers.DictField(required=False)
     games_per_match = serializers.IntegerField(min_value=1, max_value=1000, required=False)
-    max_entrants = serializers.IntegerField(min_value=2, required=False, allow_null=True)
+    max_entrants = serializers.IntegerField(min_value=2, max_value=MAX_ENTRANTS, required=False, allow_null=True)
     people_play = serializers.ChoiceField(choices=Competition.PeoplePlay.choices, required=False)
     move_seconds = serializers.IntegerField(min_value=5, max_value=7 * 86400, required=False)
     game_seconds = serializers.IntegerField(min_value=10, max_value=30 * 86400, required=False)

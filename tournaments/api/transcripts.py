@@ -20,11 +20,12 @@ from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import PermissionDenied, ValidationError
-from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from config.api_input import JSONParser
 from league.api.identity import viewing_player
 from league.models import Player
 from tournaments.api.scoping import CompetitionScoped, MatchScoped, schema_only

@@ -94,6 +94,8 @@ def match_record_result(*, match: Match, result: MatchResult) -> Match:
 
 def _record(match: Match, result: MatchResult) -> Match:
     finished_at = timezone.now()
+    # auto_now is the ORM's: the plain UPDATEs below set the standings' update time themselves.
+    at = connection.ops.adapt_datetimefield_value(finished_at)
     with transaction.atomic(), sql_cursor() as cursor, sql_cursor() as claim:
         competition, seats = _competition_and_seats(cursor, match.pk)
         if len(seats) != len(result.ranks):
@@ -106,16 +108,16 @@ def _record(match: Match, result: MatchResult) -> Match:
             claim.execute(
                 f"UPDATE {Match._meta.db_table} SET status = %s, error = %s, finished_at = %s "
                 "WHERE id = %s AND status IN (%s, %s, %s, %s) RETURNING id",
-                [Match.Status.DONE, "", connection.ops.adapt_datetimefield_value(finished_at), match.pk, *RECORDABLE],
+                [Match.Status.DONE, "", at, match.pk, *RECORDABLE],
             )
             match_units = _update_participants(cursor, competition, seats, result)
-            _update_standings(cursor, competition, seats, match_units, result)
+            _update_standings(cursor, competition, seats, match_units, result, at)
             # The competition row is locked, so this read-then-write cannot race.
             cursor.execute(
                 f"UPDATE {Competition._meta.db_table} SET results_version = %s WHERE id = %s",
                 [version, competition.id],
             )
-            complete = _advance_ratings(cursor, competition)
+            complete = _advance_ratings(cursor, competition, at)
             # Answered by now: the ratings' read waited for everything sent before it.
             if claim.fetchone() is None:
                 raise _NotRecordable
@@ -236,7 +238,12 @@ _ADDED = ("played", "won", "drawn", "lost", "match_units", "games_played", "game
 
 
 def _update_standings(
-    cursor: SqlCursor, competition: _Competition, seats: list[_Seat], match_units: list[int], result: MatchResult
+    cursor: SqlCursor,
+    competition: _Competition,
+    seats: list[_Seat],
+    match_units: list[int],
+    result: MatchResult,
+    at: object,
 ) -> None:
     """Add the match to each participant's row: one prepared UPDATE per row, each an increment.
 
@@ -245,7 +252,10 @@ def _update_standings(
     """
     deltas = _standing_deltas(competition.game, seats, match_units, result)
     assignments = ", ".join(f"{column} = {column} + %s" for column in _ADDED)
-    cursor.executemany(f"UPDATE {Standing._meta.db_table} SET {assignments} WHERE entrant_id = %s", deltas)
+    cursor.executemany(
+        f"UPDATE {Standing._meta.db_table} SET {assignments}, updated_at = %s WHERE entrant_id = %s",
+        [[*delta[:-1], at, delta[-1]] for delta in deltas],
+    )
 
 
 def _standing_deltas(game: str, seats: list[_Seat], match_units: list[int], result: MatchResult) -> list[list[int]]:
@@ -292,7 +302,7 @@ def _game_sums(game: str, participants: int, games: Sequence[GamePlayed]) -> lis
     return sums
 
 
-def _advance_ratings(cursor: SqlCursor, competition: _Competition) -> bool:
+def _advance_ratings(cursor: SqlCursor, competition: _Competition, at: object) -> bool:
     """Rate every recorded match not yet rated, in (round, match id) order, up to the first unrecorded one.
 
     Ratings are then a pure function of the results: the order matches finish in,
@@ -317,8 +327,9 @@ def _advance_ratings(cursor: SqlCursor, competition: _Competition) -> bool:
         rated = rate([skills[entrant] for entrant, _ in table], [rank for _, rank in table])
         skills.update({entrant: skill for (entrant, _), skill in zip(table, rated, strict=True)})
     cursor.executemany(
-        f"UPDATE {Standing._meta.db_table} SET mu = %s, sigma = %s, ordinal = %s WHERE entrant_id = %s",
-        [(skill.mu, skill.sigma, skill.ordinal, entrant) for entrant, skill in sorted(skills.items())],
+        f"UPDATE {Standing._meta.db_table} SET mu = %s, sigma = %s, ordinal = %s, updated_at = %s "
+        "WHERE entrant_id = %s",
+        [(skill.mu, skill.sigma, skill.ordinal, at, entrant) for entrant, skill in sorted(skills.items())],
     )
     listed = ", ".join(["%s"] * len(seats))
     cursor.execute(f"UPDATE {Match._meta.db_table} SET rated = %s WHERE id IN ({listed})", [True, *seats])
