@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.db.models.functions import Lower
 
 from engine.games import GAME_NAMES
 
@@ -32,6 +33,7 @@ class Club(models.Model):
 
     class Meta:
         ordering = ["name", "id"]
+        constraints = [models.UniqueConstraint(Lower("slug"), name="club_slug_unique_whatever_its_case")]
 
     def __str__(self) -> str:
         return self.name

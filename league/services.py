@@ -30,11 +30,17 @@ def player_create(*, username: str, display_name: str = "", password: str | None
 
 
 def club_create(*, name: str, slug: str, organiser: Player) -> Club:
-    with transaction.atomic():
-        if Club.objects.filter(slug=slug).exists():
-            raise ValidationError({"slug": f"a club with the slug {slug!r} exists"})
-        club = Club.objects.create(name=name, slug=slug)
-        Membership.objects.create(club=club, player=organiser, role=Membership.Role.ORGANISER)
+    """A new club with its first organiser; slugs are unique whatever their case (``demo`` is ``DEMO``)."""
+    taken = ValidationError({"slug": f"a club with the slug {slug!r} exists"})
+    if Club.objects.filter(slug__iexact=slug).exists():
+        raise taken
+    try:
+        with transaction.atomic():
+            club = Club.objects.create(name=name, slug=slug)
+            Membership.objects.create(club=club, player=organiser, role=Membership.Role.ORGANISER)
+    except IntegrityError:
+        # Another club took it (in some case) since the check above: the constraint says no.
+        raise taken from None
     return club
 
 

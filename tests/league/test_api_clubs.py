@@ -81,3 +81,15 @@ def test_the_member_list_costs_three_queries_however_long(django_assert_num_quer
     with django_assert_num_queries(3):  # the club + count + page
         rows = results(client_for().get(f"/api/clubs/{club.pk}/members/"))
     assert len(rows) == 6 and all(r["player"]["display_name"] for r in rows)
+
+
+def test_club_slugs_differing_only_by_case_are_one_slug() -> None:
+    from league.models import Club
+    from tests.factories import PlayerFactory
+    from tests.league.test_api_support import client_for
+
+    client = client_for(PlayerFactory().user)
+    assert client.post("/api/clubs/", {"name": "Alice", "slug": "alice-club"}, format="json").status_code == 201
+    again = client.post("/api/clubs/", {"name": "Alice again", "slug": "ALICE-CLUB"}, format="json")
+    assert again.status_code == 400 and "slug" in again.json()
+    assert Club.objects.filter(slug__iexact="alice-club").count() == 1
