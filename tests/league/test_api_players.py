@@ -55,7 +55,7 @@ def test_players_filter_by_club_and_name() -> None:
         "Ann",
         "Annette",
     ]
-    assert client_for().get("/api/players/", {"club": "x"}).json() == {"club": ["Enter a number."]}
+    assert client_for().get("/api/players/", {"club": "x"}).json() == {"club": ["Enter a whole number."]}
 
 
 def test_the_player_list_costs_two_queries_however_long(django_assert_num_queries) -> None:

@@ -68,7 +68,7 @@ def test_matches_filter_by_competition_status_player_entrant_game_and_dates() ->
     assert ids(created_after=tomorrow) == set()
     assert ids(finished_before=tomorrow) == war_ids
     assert client.get("/api/matches/", {"status": "lost"}).status_code == 400
-    assert client.get("/api/matches/", {"player": "me"}).json() == {"player": ["Enter a number."]}
+    assert client.get("/api/matches/", {"player": "me"}).json() == {"player": ["Enter a whole number."]}
 
 
 def test_one_match_lists_its_games_and_stored_sets() -> None:
