@@ -11,6 +11,15 @@ for _required in ("DJANGO_SECRET_KEY", "DATABASE_URL", "DJANGO_ALLOWED_HOSTS", "
     if not os.environ.get(_required):
         raise ImproperlyConfigured(f"{_required} must be set in production")
 
+# The development key is in this repository, and the placeholder in deploy/cardclub.env in every copy of
+# it: anyone could sign sessions with either. Short keys are guessable.
+_KNOWN_KEYS = {"insecure-development-key-change-me", "CHANGE-ME-to-50-random-characters"}
+if SECRET_KEY in _KNOWN_KEYS or SECRET_KEY.upper().startswith("CHANGE-ME") or len(SECRET_KEY) < 32:  # noqa: F405
+    raise ImproperlyConfigured(
+        "DJANGO_SECRET_KEY is the development key, the placeholder, or shorter than 32 characters: "
+        'set 50 random characters (python -c "import secrets; print(secrets.token_urlsafe(50))")'
+    )
+
 DEBUG = False
 SESSION_COOKIE_SECURE = True
 CSRF_COOKIE_SECURE = True
