@@ -127,8 +127,9 @@ def parse_options(raw: Mapping[str, object] | None, players: int) -> dict[str, A
     _check_players(players)
     options = OPTIONS.parse(raw)
     if options["dummy"] and players != 3:
+        # Said in people, not seats: whoever sets up the table counts the people, and the dummy is the third seat.
         raise PlayerCountError(
-            f"punk with the dummy option takes exactly 3 seats (2 people and the dummy), not {players}"
+            f"punk with the dummy option is played by exactly 2 people (and the dummy), not {players - 1}"
         )
     if options["target"] is None:
         # RULES.md "Winning": 28 with 5 or more players. The dummy only plays with 2 people,

@@ -76,3 +76,20 @@ def test_the_schema_types_query_string_ids_as_integers() -> None:
     schema = APIClient().get("/api/schema/?format=json").json()
     parameters = {p["name"]: p["schema"] for p in schema["paths"]["/api/games/"]["get"]["parameters"]}
     assert parameters["competition"]["type"] == "integer"
+
+
+def test_player_counts_are_refused_with_each_games_own_range_in_people() -> None:
+    cast = make_cast()
+    base = {"club": cast.club.pk, "name": "x"}
+    organiser = cast.client("organiser")
+    eleven = organiser.post("/api/tournaments/", {**base, "game": "1923", "players_per_match": 11}, format="json")
+    assert eleven.status_code == 201, eleven.content
+    thirteen = organiser.post("/api/tournaments/", {**base, "game": "1923", "players_per_match": 13}, format="json")
+    assert thirteen.status_code == 400
+    assert "12" in json.dumps(thirteen.json())
+    dummy = {**base, "game": "punk", "options": {"dummy": True}, "players_per_match": 4}
+    refused = organiser.post("/api/tournaments/", dummy, format="json")
+    assert refused.status_code == 400
+    assert refused.json() == {
+        "options": ["punk with the dummy option is played by exactly 2 people (and the dummy), not 4"]
+    }

@@ -71,7 +71,8 @@ class CompetitionCreateSerializer(serializers.Serializer[Competition]):
     format = serializers.ChoiceField(choices=sorted(FORMATS), default=Competition.Format.ROUND_ROBIN)
     #: Checked option by option by the engine; a bad one is a 400 naming it.
     options = serializers.DictField(required=False, default=dict)
-    players_per_match = serializers.IntegerField(min_value=2, max_value=10, default=2)
+    #: The widest bound of any game (1923 seats 12); each game's own range is checked by the service.
+    players_per_match = serializers.IntegerField(min_value=2, max_value=12, default=2)
     games_per_match = serializers.IntegerField(min_value=1, max_value=1000, default=1)
     max_entrants = serializers.IntegerField(
         min_value=2, max_value=MAX_ENTRANTS, required=False, allow_null=True, default=None
