@@ -93,3 +93,9 @@ def test_player_counts_are_refused_with_each_games_own_range_in_people() -> None
     assert refused.json() == {
         "options": ["punk with the dummy option is played by exactly 2 people (and the dummy), not 4"]
     }
+
+
+def test_the_bot_logs_endpoint_is_documented_as_the_list_it_returns() -> None:
+    schema = APIClient().get("/api/schema/?format=json").json()
+    answer = schema["paths"]["/api/matches/{id}/logs/"]["get"]["responses"]["200"]["content"]["application/json"]
+    assert answer["schema"]["type"] == "array"
