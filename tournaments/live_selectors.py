@@ -33,10 +33,6 @@ class Viewer:
 
     participant: int | None
 
-    @property
-    def seated(self) -> bool:
-        return self.participant is not None
-
 
 @dataclass(frozen=True)
 class Snapshot:
