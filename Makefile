@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup sandbox browser run demo test drill lint typecheck bench bench-api bench-service bench-live bench-bots bench-war bench-1923 bench-banter bench-punk clean
+.PHONY: setup sandbox browser run demo test drill fuzz lint typecheck bench bench-api bench-service bench-live bench-bots bench-war bench-1923 bench-banter bench-punk clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -15,19 +15,18 @@ $(STAMP): pyproject.toml
 setup: $(STAMP) sandbox browser
 
 ## Uploaded bots run in bubblewrap on Debian's python3 (docs/bot-protocol.md, "The sandbox").
+## .ci/apt-install waits for another apt's lock rather than failing on it.
 sandbox:
 	@command -v bwrap >/dev/null && test -x /usr/bin/python3 || \
-		( echo "installing bubblewrap and python3 for the bot sandbox" && apt-get update -qq && \
-		  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap python3 >/dev/null ) || \
+		( echo "installing bubblewrap and python3 for the bot sandbox" && \
+		  .ci/apt-install bubblewrap python3 >/dev/null ) || \
 		echo "warning: could not install bubblewrap; uploaded bots cannot run here (apt-get install bubblewrap)"
 
 ## The browser tests drive Debian's chromium through Playwright (tests/e2e/test_web_table.py); nothing
-## may download a browser build, so `playwright install` is never run. Waits for another apt's dpkg lock.
+## may download a browser build, so `playwright install` is never run.
 browser:
 	@test -x /usr/bin/chromium || \
-		( echo "installing Debian's chromium for the browser tests" && \
-		  apt-get -o DPkg::Lock::Timeout=300 update -qq && \
-		  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y -qq chromium >/dev/null ) || \
+		( echo "installing Debian's chromium for the browser tests" && .ci/apt-install chromium >/dev/null ) || \
 		echo "warning: could not install chromium; the browser tests will be skipped (apt-get install chromium)"
 
 ## The service on embedded defaults: migrate, load the demo club (played competitions), serve the admin site.
@@ -48,6 +47,17 @@ test: setup
 ## The resilience drill (docs/drill.md): kills workers and restarts Redis mid-run; same services as `make test`.
 drill: setup
 	@. .ci/services.sh && $(PY) -m pytest -s tests/e2e/test_drill.py
+
+## The API fuzz gate at depth (tournaments/fuzz.py): Schemathesis over every operation with every check,
+## anonymous and as a member, FUZZ_EXAMPLES (1,000) examples per operation, on a fresh PostgreSQL database;
+## prints a summary. The test suite runs the same gate with 50 (tests/e2e/test_api_fuzz.py).
+FUZZ_DB ?= postgres://postgres@127.0.0.1:5432/cardclub_fuzz
+FUZZ_EXAMPLES ?= 1000
+fuzz: setup
+	dropdb -h 127.0.0.1 -U postgres --if-exists cardclub_fuzz
+	createdb -h 127.0.0.1 -U postgres cardclub_fuzz
+	DATABASE_URL=$(FUZZ_DB) DJANGO_SETTINGS_MODULE=config.settings.test $(PY) manage.py migrate --noinput -v 0
+	DATABASE_URL=$(FUZZ_DB) DJANGO_SETTINGS_MODULE=config.settings.test $(PY) manage.py fuzz_api --examples $(FUZZ_EXAMPLES)
 
 lint: setup
 	$(PY) -m ruff check .
@@ -74,7 +84,7 @@ bench-punk: setup
 ## The standings endpoint under load (docs/performance.md): PostgreSQL, 100,000 games, wrk.
 BENCH_DB ?= postgres://postgres@127.0.0.1:5432/cardclub_bench
 bench-api: setup
-	@command -v wrk >/dev/null || (apt-get update -qq && apt-get install -y -qq wrk >/dev/null)
+	@command -v wrk >/dev/null || .ci/apt-install wrk >/dev/null
 	@psql -h 127.0.0.1 -U postgres -tAc "select 1 from pg_database where datname='cardclub_bench'" | grep -q 1 \
 		|| createdb -h 127.0.0.1 -U postgres cardclub_bench
 	DATABASE_URL=$(BENCH_DB) $(PY) manage.py migrate --noinput -v 0

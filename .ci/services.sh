@@ -19,7 +19,7 @@ PYEOF
 
 _start_postgres() {
     if ! command -v pg_ctlcluster >/dev/null 2>&1; then
-        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
+        .ci/apt-install postgresql >/dev/null
     fi
     for version in $(ls /etc/postgresql 2>/dev/null); do
         pg_ctlcluster --skip-systemctl-redirect "$version" main start 2>/dev/null || true
@@ -28,7 +28,7 @@ _start_postgres() {
 
 _start_redis() {
     if ! command -v redis-server >/dev/null 2>&1; then
-        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null
+        .ci/apt-install redis-server >/dev/null
     fi
     mkdir -p /var/lib/redis /var/log/redis
     redis-server --daemonize yes --bind 127.0.0.1 -::1 --port "$REDIS_PORT" --save "" --appendonly no \

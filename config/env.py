@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -41,3 +42,23 @@ def env_list(name: str, default: list[str]) -> list[str]:
     if raw is None:
         return default
     return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+_RATE = re.compile(r"^\d+/(s|sec|second|m|min|minute|h|hour|d|day)$")
+
+
+def env_rates(name: str, defaults: dict[str, str | None]) -> dict[str, str | None]:
+    """``scope=rate,...`` over the defaults: a rate is ``N/second|minute|hour|day`` (or s, m, h, d), or ``off``."""
+    rates = dict(defaults)
+    for item in env_list(name, []):
+        scope, _, rate = item.partition("=")
+        scope, rate = scope.strip(), rate.strip()
+        if scope not in defaults:
+            raise ImproperlyConfigured(f"{name}: unknown scope {scope!r}; the scopes are {', '.join(sorted(defaults))}")
+        if rate == "off":
+            rates[scope] = None
+        elif _RATE.match(rate):
+            rates[scope] = rate
+        else:
+            raise ImproperlyConfigured(f"{name}: {item!r} is not scope=N/period (second, minute, hour or day) or =off")
+    return rates

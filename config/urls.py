@@ -1,28 +1,44 @@
 """Every route: the admin site, and the REST API under /api/ with its schema, docs and token endpoint."""
 
 from django.contrib import admin
-from django.urls import include, path
+from django.contrib.auth.views import LogoutView
+from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.parsers import FormParser, MultiPartParser
 
 from config.api_input import JSONParser
+from config.api_root import ApiNotFoundView, ApiRootView
+from config.throttles import LOGIN_THROTTLES, ThrottledLoginView
+
+# rest_framework.urls' two views, with sign-in under the login rates.
+browsable_api_auth = [
+    path("login/", ThrottledLoginView.as_view(template_name="rest_framework/login.html"), name="login"),
+    path("logout/", LogoutView.as_view(), name="logout"),
+]
 
 urlpatterns = [
     path("admin/", admin.site.urls),
+    path("api/", ApiRootView.as_view(), name="api-root"),
     path("api/", include("league.api.urls")),
     path("api/", include("tournaments.api.urls")),
     # POST username and password, get {"token": ...}; send it as "Authorization: Token <token>".
     # DRF's view names its own parsers: here with the project's JSON parser (config/api_input.py).
     path(
         "api/auth/token/",
-        ObtainAuthToken.as_view(parser_classes=[FormParser, MultiPartParser, JSONParser]),
+        # It authenticates by the body alone: a stale token or session sent along is no reason to refuse it.
+        ObtainAuthToken.as_view(
+            parser_classes=[FormParser, MultiPartParser, JSONParser],
+            throttle_classes=list(LOGIN_THROTTLES),
+            authentication_classes=[],
+        ),
         name="api-token",
     ),
     # Session login and logout for the browsable API and Swagger UI.
-    path("api/auth/", include("rest_framework.urls")),
+    path("api/auth/", include((browsable_api_auth, "rest_framework"))),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     # The web table for people: sign-in, /play/ (my matches) and /play/matches/<id>/ (tournaments/web/).
     path("", include("tournaments.web.urls")),
+    re_path(r"^api/", ApiNotFoundView.as_view()),
 ]

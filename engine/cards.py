@@ -10,14 +10,15 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-from engine.errors import CardError
+from engine.errors import CardError, shown
 
 RANKS = "A23456789TJQK"
 STANDARD_SUITS = "CDHS"
 #: Punk's fifth to tenth suits follow the four standard ones.
 ALL_SUITS = "CDHSUVWXYZ"
 
-_CARD_RE = re.compile(r"^(10|[A2-9TJQK])([CDHSUVWXYZ])$", re.IGNORECASE)
+# ASCII: Unicode case folding would also match the Kelvin sign (U+212A) as K, which upper() keeps as it is.
+_CARD_RE = re.compile(r"^(10|[A2-9TJQK])([CDHSUVWXYZ])$", re.IGNORECASE | re.ASCII)
 _SEPARATORS = re.compile(r"[\s,]+")
 
 
@@ -25,7 +26,7 @@ def parse_card(text: str) -> str:
     """Parse one card, case-insensitively, accepting ``10`` for ``T``."""
     match = _CARD_RE.match(text.strip())
     if match is None:
-        raise CardError(f"malformed card {text!r}: expected rank (A 2-9 T J Q K) then suit (C D H S U-Z)")
+        raise CardError(f"malformed card {shown(text)}: expected rank (A 2-9 T J Q K) then suit (C D H S U-Z)")
     rank, suit = match.groups()
     return ("T" if rank == "10" else rank.upper()) + suit.upper()
 
@@ -36,7 +37,7 @@ def parse_cards(text: str | Iterable[str], *, count: int | None = None, what: st
     cards = []
     for position, item in enumerate(items, start=1):
         if not isinstance(item, str):
-            raise CardError(f"{what}: card {position} is not a string: {item!r}")
+            raise CardError(f"{what}: card {position} is not a string: {shown(item)}")
         try:
             cards.append(parse_card(item))
         except CardError as exc:

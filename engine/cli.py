@@ -127,13 +127,15 @@ def _read_deal(args: argparse.Namespace) -> object:
 
 def _load_json(path: Path, what: str) -> Any:
     try:
-        text = sys.stdin.read() if str(path) == "-" else path.read_text()
+        text = sys.stdin.buffer.read() if str(path) == "-" else path.read_bytes()
     except OSError as exc:
         raise UsageError(f"{what} {path}: {exc.strerror or exc}") from None
     try:
         return json.loads(text)
-    except ValueError as exc:
+    except ValueError as exc:  # UnicodeDecodeError included: bytes that are no text are no JSON either
         raise UsageError(f"{what} {path}: not valid JSON: {exc}") from None
+    except RecursionError:
+        raise UsageError(f"{what} {path}: not valid JSON: nested too deeply") from None
 
 
 def _game_setup(args: argparse.Namespace) -> tuple[Game, dict[str, str], list[str]]:
@@ -209,7 +211,9 @@ def summary(record: Record, bots: Sequence[str]) -> str:
 def cmd_verify(args: argparse.Namespace) -> int:
     path = Path(args.file)
     try:
-        text = sys.stdin.read() if args.file == "-" else path.read_text()
+        # Bytes, not text: json decodes UTF-8 (or UTF-16/32) itself, so a file that is no text at all is
+        # invalid JSON (exit 1), not a UnicodeDecodeError out of read_text().
+        text = sys.stdin.buffer.read() if args.file == "-" else path.read_bytes()
     except OSError as exc:
         raise UsageError(f"{args.file}: {exc.strerror or exc}") from None
     try:
@@ -239,7 +243,12 @@ def commitment_problem(record: Record, published: str) -> str | None:
     if record.deal is not None:
         # An explicit deal overrides the seed, so a commitment to the seed would prove nothing of it.
         return "the record has an explicit deal, which the committed seed does not fix"
-    if commitment_holds(record.seed, record.salt, published):
+    try:
+        holds = commitment_holds(record.seed, record.salt, published)
+    except UnicodeEncodeError:
+        # JSON can spell a lone surrogate ("\ud800"), which has no UTF-8 to hash: never a salt of ours.
+        return "the record's salt is not UTF-8 text"
+    if holds:
         return None
     return f"sha256 of salt and seed is {commitment(record.seed, record.salt)}, not {published}"
 
@@ -276,7 +285,9 @@ def cmd_games(args: argparse.Namespace) -> int:
         game = get_game(name)
         print(f"{name}: {game.MIN_PLAYERS}-{game.MAX_PLAYERS} seats; bots: {', '.join(bot_names(name)) or 'none'}")
         for option in game.OPTIONS.describe():
-            print(f"  --option {option['name']}=...  (default {option['default']!r}) {option['help']}")
+            # The ranges keep every record and its public view under 2 MB (docs/records.md, "Size bounds").
+            span = f"; {option.get('minimum', 'up')} to {option['maximum']}" if "maximum" in option else ""
+            print(f"  --option {option['name']}=...  (default {option['default']!r}{span}) {option['help']}")
     return 0
 
 

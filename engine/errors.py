@@ -49,3 +49,19 @@ class RecordError(EngineError, ValueError):
 
 class WorkerFault(EngineError, RuntimeError):
     """This machine cannot play a bot (no sandbox, an unusable cache): the worker's fault, never the bot's."""
+
+
+def shown(value: object, limit: int = 80) -> str:
+    """``repr(value)`` as a message quotes it: one line of at most ``limit`` characters, whatever the value.
+
+    Messages quote what a record, a bot or a caller sent, which may be a megabyte of text, a list
+    nested too deeply for ``repr`` (RecursionError) or an int past Python's 4,300-digit limit on
+    converting ints to text (ValueError): the message must still come out, and stay readable.
+    """
+    if isinstance(value, int) and value.bit_length() > 4 * limit:
+        return f"<a whole number of {value.bit_length()} bits>"
+    try:
+        text = repr(value)
+    except (ValueError, RecursionError):
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from engine.errors import OptionError
+from engine.errors import OptionError, shown
 
 _TRUE = {"true", "1", "yes", "on"}
 _FALSE = {"false", "0", "no", "off"}
@@ -39,15 +39,15 @@ class Option:
             parsed = _coerce_int(self.name, value)
         else:
             if not isinstance(value, str):
-                raise OptionError(self.name, f"expected text, got {value!r}")
+                raise OptionError(self.name, f"expected text, got {shown(value)}")
             parsed = value
         if self.choices is not None and parsed not in self.choices:
             allowed = ", ".join(str(c) for c in self.choices)
-            raise OptionError(self.name, f"{value!r} is not one of {allowed}")
+            raise OptionError(self.name, f"{shown(value)} is not one of {allowed}")
         if self.minimum is not None and parsed < self.minimum:
-            raise OptionError(self.name, f"{parsed} is below the minimum {self.minimum}")
+            raise OptionError(self.name, f"{shown(parsed)} is below the minimum {self.minimum}")
         if self.maximum is not None and parsed > self.maximum:
-            raise OptionError(self.name, f"{parsed} is above the maximum {self.maximum}")
+            raise OptionError(self.name, f"{shown(parsed)} is above the maximum {self.maximum}")
         return parsed
 
 
@@ -56,12 +56,12 @@ def _coerce_bool(name: str, value: object) -> bool:
         return value
     if isinstance(value, str) and value.lower() in _TRUE | _FALSE:
         return value.lower() in _TRUE
-    raise OptionError(name, f"expected true or false, got {value!r}")
+    raise OptionError(name, f"expected true or false, got {shown(value)}")
 
 
 def _coerce_int(name: str, value: object) -> int:
     if isinstance(value, bool):
-        raise OptionError(name, f"expected a whole number, got {value!r}")
+        raise OptionError(name, f"expected a whole number, got {shown(value)}")
     if isinstance(value, int):
         return value
     if isinstance(value, str):
@@ -69,7 +69,7 @@ def _coerce_int(name: str, value: object) -> int:
             return int(value.strip())
         except ValueError:
             pass
-    raise OptionError(name, f"expected a whole number, got {value!r}")
+    raise OptionError(name, f"expected a whole number, got {shown(value)}")
 
 
 class OptionSet:
@@ -80,13 +80,15 @@ class OptionSet:
 
     def parse(self, raw: Mapping[str, object] | None) -> dict[str, Any]:
         """Every option with its default filled in, or an error naming the bad one."""
+        if raw is not None and not isinstance(raw, Mapping):
+            # dict() would take a list of pairs, or fail with a TypeError or ValueError of its own.
+            raise OptionError("options", f"expected a mapping of option names to values, got {shown(raw)}")
         raw = dict(raw or {})
-        if not isinstance(raw, dict):  # pragma: no cover - dict() above guarantees it
-            raise OptionError("options", "expected a mapping")
-        unknown = sorted(set(raw) - set(self.options))
+        # Sorted by their text: names of mixed types (None, 1, "x") from a Python caller do not compare.
+        unknown = sorted(set(raw) - set(self.options), key=_label)
         if unknown:
             known = ", ".join(sorted(self.options)) or "none"
-            raise OptionError(str(unknown[0]), f"unknown option (this game takes: {known})")
+            raise OptionError(_label(unknown[0]), f"unknown option (this game takes: {known})")
         return {
             name: option.coerce(raw[name]) if name in raw else option.default for name, option in self.options.items()
         }
@@ -113,6 +115,13 @@ def parse_assignments(pairs: list[str]) -> dict[str, str]:
     for pair in pairs:
         name, sep, value = pair.partition("=")
         if not sep or not name.strip():
-            raise OptionError(pair, "expected key=value")
+            raise OptionError(_label(pair), "expected key=value")
         result[name.strip()] = value.strip()
     return result
+
+
+def _label(name: object) -> str:
+    """An option's name as an error names it: as it is when it is plain text, else quoted on one short line."""
+    if isinstance(name, str) and name.isprintable() and len(name) <= 80:
+        return name
+    return shown(name)

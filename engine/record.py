@@ -9,10 +9,10 @@ the same bytes on every machine.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeGuard
 
-from engine.errors import RecordError
+from engine.errors import RecordError, shown
 from engine.result import FORFEIT_CAUSES, Forfeit
 
 FORMAT = "cardgames-record/1"
@@ -60,6 +60,9 @@ class Record:
             data = json.loads(text)
         except (ValueError, UnicodeDecodeError) as exc:
             raise RecordError(f"not valid JSON: {exc}") from None
+        except RecursionError:
+            # json gives up on arrays or objects nested about a thousand deep; a record nests a handful of levels.
+            raise RecordError("not valid JSON: nested too deeply") from None
         return cls.from_dict(data)
 
     @classmethod
@@ -67,7 +70,7 @@ class Record:
         if not isinstance(data, dict):
             raise RecordError("a record is a JSON object")
         if data.get("format") != FORMAT:
-            raise RecordError(f"format: expected {FORMAT!r}, got {data.get('format')!r}")
+            raise RecordError(f"format: expected {FORMAT!r}, got {shown(data.get('format'))}")
         missing = [k for k in ("game", "players", "options", "seed", "actions") if k not in data]
         if missing:
             raise RecordError(f"missing field(s): {', '.join(missing)}")
@@ -108,6 +111,25 @@ class Record:
 
 def _is_int(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+def without_bot_text(record: Record) -> Record:
+    """The record as the service publishes it: a forfeit keeps its seat, cause and move, not its detail.
+
+    The detail can repeat what a bot sent ("'PLAY QS' is not a legal action" names a card of its hand);
+    it is for the bot's owner, in the owner-only log. The record still verifies: it never needs the detail.
+    """
+    if record.forfeit is None or not record.forfeit.detail:
+        return record
+    return replace(record, forfeit=replace(record.forfeit, detail=""), result=result_without_bot_text(record.result))
+
+
+def result_without_bot_text(result: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A result document (``Result.to_json``) without its forfeit's detail."""
+    forfeit = None if result is None else result.get("forfeit")
+    if result is None or not isinstance(forfeit, dict) or "detail" not in forfeit:
+        return result
+    return {**result, "forfeit": {key: value for key, value in forfeit.items() if key != "detail"}}
 
 
 def _parse_forfeit(raw: object) -> Forfeit | None:

@@ -160,7 +160,7 @@ class LiveGame:
         return pickle.dumps(self, protocol=pickle.HIGHEST_PROTOCOL)
 
     @staticmethod
-    def loads(data: bytes) -> LiveGame:
+    def loads(data: bytes | memoryview) -> LiveGame:
         # Only ever bytes this module wrote into the service's own database, never a client's.
         live = pickle.loads(data)
         if not isinstance(live, LiveGame):

@@ -7,7 +7,7 @@ from typing import Any
 
 from engine.agents import Agent, AgentFailure
 from engine.cards import normalise_action
-from engine.errors import PlayerCountError
+from engine.errors import PlayerCountError, shown
 from engine.games import Game, get_game
 from engine.record import Record
 from engine.result import Forfeit, Result, with_forfeit
@@ -71,12 +71,13 @@ def play_game(
                 break
             if action not in legal:
                 if not isinstance(action, str):
-                    forfeit = Forfeit(seat, "bad_output", len(steps), f"{action!r} is not an action string")
+                    forfeit = Forfeit(seat, "bad_output", len(steps), f"{shown(action)} is not an action string")
                     break
                 # RULES.md: card notation is case-insensitive and 10 means T; accept any spelling.
                 action = normalise_action(action)
                 if action not in legal:
-                    forfeit = Forfeit(seat, "illegal_action", len(steps), f"{action!r} is not a legal action")
+                    # Quoted short: a bot's reply may be 64 KiB, and the detail is stored with the game's record.
+                    forfeit = Forfeit(seat, "illegal_action", len(steps), f"{shown(action)} is not a legal action")
                     break
             step.append(str(action))
         if forfeit is not None:

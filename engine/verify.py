@@ -106,17 +106,98 @@ def _difference(stated: dict[str, Any] | None, computed: dict[str, Any]) -> str:
 
 
 def public_record(record: Record) -> dict[str, Any]:
-    """What anyone may see: no seed and no deal, and after every step the spectator's view.
+    """What anyone may see: no seed and no deal, and the spectator's view after the start and every step.
 
     The seed alone would reveal every private card, so it goes; the views show
     cards only once play has revealed them (each game's ``observation(state, None)``).
+    ``views`` is ``{"start": the whole view, "steps": [what each step changed]}`` (see
+    :func:`view_change`, docs/records.md "Public views"): a whole view per step would repeat
+    everything shown so far at every step, which grows with the square of the game's length.
     """
-    views: list[dict[str, Any]] = []
     game = get_game(record.game)
-    replay(record, on_step=lambda state: views.append(game.observation(state, None)))
+    start: dict[str, Any] = {}
+    steps: list[dict[str, Any]] = []
+    before: dict[str, Any] | None = None
+
+    def on_step(state: Any) -> None:
+        nonlocal before
+        view = game.observation(state, None)
+        if before is None:
+            if any(key.endswith(APPEND) for key in view):
+                raise ValueError(f"a spectator view's key may not end with {APPEND!r}: {sorted(view)}")
+            start.update(view)
+        else:
+            steps.append(view_change(before, view))
+        before = view
+
+    replay(record, on_step=on_step)
     data = record.to_dict()
     del data["seed"], data["deal"]
     # The salt goes with the seed: without it the salt proves nothing, and this view is only what play showed.
     data.pop("salt", None)
-    data["views"] = views
+    data["views"] = {"start": start, "steps": steps}
     return data
+
+
+#: Ends a key of a step's change whose value is what was added at the end of that key's list.
+APPEND = "+"
+
+
+def view_change(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
+    """What one step changed in the spectator's view: ``{key: new value}`` for each key whose value
+    changed, but ``{key + "+": [items]}`` for a list that only grew at its end.
+
+    Spectator views keep the same keys from start to end (every game's ``observation`` does),
+    so a change never removes one.
+    """
+    change: dict[str, Any] = {}
+    for key, new in after.items():
+        old = before.get(key, _ABSENT)
+        if new is old or _same(new, old):
+            continue
+        grown = isinstance(new, list | tuple) and isinstance(old, list | tuple) and len(old) < len(new)
+        if grown and _same(new[: len(old)], old):
+            change[key + APPEND] = new[len(old) :]
+        else:
+            change[key] = new
+    dropped = before.keys() - after.keys()
+    if dropped:
+        raise ValueError(f"a spectator view dropped keys: {sorted(dropped)}")
+    return change
+
+
+def expand_views(views: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every whole spectator view, after the start and after each step, from a public record's ``views``.
+
+    For clients and tests: the list is as long as the game (and its views as large as the old format's).
+    """
+    view = dict(views["start"])
+    expanded = [view]
+    for change in views["steps"]:
+        view = dict(view)
+        for key, value in change.items():
+            if key.endswith(APPEND):
+                view[key[: -len(APPEND)]] = [*view[key[: -len(APPEND)]], *value]
+            else:
+                view[key] = value
+        expanded.append(view)
+    return expanded
+
+
+_ABSENT = object()
+
+
+def _same(a: object, b: object) -> bool:
+    """Equal as JSON: tuples and lists alike, but ``True`` is not ``1`` (as ``==`` would have it)."""
+    if a is b:
+        return True
+    if isinstance(a, list | tuple):
+        if not isinstance(b, list | tuple) or len(a) != len(b):
+            return False
+        # Lists of cards, compared by C code: text equals only text, so nothing else need be looked at.
+        if type(a) is type(b) and set(map(type, a)) <= {str}:
+            return a == b
+        return all(map(_same, a, b))
+    if isinstance(a, dict):
+        return isinstance(b, dict) and a.keys() == b.keys() and all(_same(value, b[key]) for key, value in a.items())
+    return type(a) is type(b) and a == b

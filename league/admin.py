@@ -14,10 +14,11 @@ slug, removing a member) is shown read-only rather than saved behind the service
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin.options import InlineModelAdmin
 from django.contrib.admin.widgets import AutocompleteSelect
 from django.contrib.auth import get_user_model, password_validation
 from django.contrib.auth.validators import UnicodeUsernameValidator
@@ -40,6 +41,11 @@ from league.services import (
     player_create,
     player_update,
 )
+
+_M = TypeVar("_M", bound=Model)
+
+#: What ``get_fields`` returns, as django-stubs types it: field names, or a row of names shown on one line.
+FieldGroups = list[str | list[str] | tuple[str, ...]]
 
 # --- Who is asking -------------------------------------------------------------------------------
 
@@ -70,6 +76,8 @@ def can_organise(request: HttpRequest) -> bool:
 
 
 def own_player(request: HttpRequest) -> Player | None:
+    if not request.user.is_authenticated:
+        return None
     return Player.objects.filter(user_id=request.user.pk).first()
 
 
@@ -86,6 +94,14 @@ def add_service_errors(form: forms.BaseForm, error: ValidationError) -> None:
         form.add_error(None, error.messages)
 
 
+def model_choice_field(form: forms.BaseForm, name: str) -> forms.ModelChoiceField[Any]:
+    """A form's model choice field by name (``form.fields`` holds them as plain Fields)."""
+    field = form.fields[name]
+    if not isinstance(field, forms.ModelChoiceField):
+        raise TypeError(f"{type(form).__name__}.{name} is not a ModelChoiceField")
+    return field
+
+
 def service_error_text(error: ValidationError) -> str:
     if hasattr(error, "error_dict"):
         return "; ".join(f"{field}: {' '.join(msgs)}" for field, msgs in error.message_dict.items())
@@ -95,22 +111,22 @@ def service_error_text(error: ValidationError) -> str:
 # --- Shared admin behaviour ----------------------------------------------------------------------
 
 
-class OrganiserAdmin(admin.ModelAdmin):
+class OrganiserAdmin(admin.ModelAdmin[_M]):
     """Visible to superusers and organisers; read-only unless a subclass says otherwise."""
 
     def has_module_permission(self, request: HttpRequest) -> bool:
         return can_organise(request)
 
-    def has_view_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
+    def has_view_permission(self, request: HttpRequest, obj: _M | None = None) -> bool:
         return can_organise(request)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
-    def has_change_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
+    def has_change_permission(self, request: HttpRequest, obj: _M | None = None) -> bool:
         return False
 
-    def has_delete_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
+    def has_delete_permission(self, request: HttpRequest, obj: _M | None = None) -> bool:
         # Rows here carry history (entries, results); nothing is deleted from the admin.
         return False
 
@@ -130,28 +146,28 @@ class OrganiserAdmin(admin.ModelAdmin):
             return HttpResponseRedirect(request.get_full_path())
 
 
-class ClubScopedAdmin(OrganiserAdmin):
+class ClubScopedAdmin(OrganiserAdmin[_M]):
     """Organisers see only the rows of the clubs they organise; superusers see all."""
 
     #: The lookup from this model to its club's id.
     club_lookup = "club_id"
 
-    def get_queryset(self, request: HttpRequest) -> QuerySet[Any]:
+    def get_queryset(self, request: HttpRequest) -> QuerySet[_M]:
         queryset = super().get_queryset(request)
         if is_superuser(request):
             return queryset
         return queryset.filter(**{f"{self.club_lookup}__in": organised_club_ids(request)})
 
-    def club_id_of(self, obj: Model) -> int:
+    def club_id_of(self, obj: _M) -> int:
         value: Any = obj
         for part in self.club_lookup.split("__"):
             value = getattr(value, part)
         return int(value)
 
-    def in_scope(self, request: HttpRequest, obj: Model | None) -> bool:
+    def in_scope(self, request: HttpRequest, obj: _M | None) -> bool:
         return obj is None or is_superuser(request) or self.club_id_of(obj) in organised_club_ids(request)
 
-    def has_view_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
+    def has_view_permission(self, request: HttpRequest, obj: _M | None = None) -> bool:
         return can_organise(request) and self.in_scope(request, obj)
 
 
@@ -177,7 +193,7 @@ def adopt(unsaved: Model, created: Model) -> None:
 # --- Players ---------------------------------------------------------------------------------------
 
 
-class PlayerAddForm(forms.ModelForm):
+class PlayerAddForm(forms.ModelForm[Player]):
     username = forms.CharField(max_length=150, validators=[UnicodeUsernameValidator()])
     password = forms.CharField(
         widget=forms.PasswordInput(render_value=False),
@@ -202,7 +218,7 @@ class PlayerAddForm(forms.ModelForm):
             # An organiser adds people to a club they run, so the club is not optional for them.
             clubs = clubs.filter(pk__in=organised_club_ids(self.request))
             self.fields["club"].required = True
-        self.fields["club"].queryset = clubs
+        model_choice_field(self, "club").queryset = clubs
 
     def clean_username(self) -> str:
         username: str = self.cleaned_data["username"]
@@ -218,7 +234,7 @@ class PlayerAddForm(forms.ModelForm):
 
 
 @admin.register(Player)
-class PlayerAdmin(OrganiserAdmin):
+class PlayerAdmin(OrganiserAdmin[Player]):
     list_display = ["display_name", "username", "club_list", "bot_count", "created_at"]
     list_filter = [("memberships__club", admin.RelatedOnlyFieldListFilter), "memberships__role"]
     search_fields = ["display_name", "user__username", "user__email"]
@@ -265,7 +281,7 @@ class PlayerAdmin(OrganiserAdmin):
             kwargs["form"] = type("BoundPlayerAddForm", (PlayerAddForm,), {"request": request})
         return super().get_form(request, obj, change=change, **kwargs)
 
-    def get_fields(self, request: HttpRequest, obj: Player | None = None) -> list[str]:
+    def get_fields(self, request: HttpRequest, obj: Player | None = None) -> FieldGroups:
         if obj is None:
             return ["username", "display_name", "password", "club", "role"]
         return ["user", "display_name", "club_list", "bot_count", "created_at"]
@@ -273,7 +289,7 @@ class PlayerAdmin(OrganiserAdmin):
     def get_readonly_fields(self, request: HttpRequest, obj: Player | None = None) -> list[str]:
         return list(self.readonly_fields) if obj is not None else []
 
-    def save_model(self, request: HttpRequest, obj: Player, form: forms.ModelForm, change: bool) -> None:
+    def save_model(self, request: HttpRequest, obj: Player, form: forms.ModelForm[Player], change: bool) -> None:
         data = form.cleaned_data
         if change:
             if "display_name" in form.changed_data:
@@ -290,7 +306,7 @@ class PlayerAdmin(OrganiserAdmin):
 # --- Clubs and memberships -----------------------------------------------------------------------
 
 
-class MembershipInlineForm(forms.ModelForm):
+class MembershipInlineForm(forms.ModelForm[Membership]):
     class Meta:
         model = Membership
         fields = ["player", "role"]
@@ -302,7 +318,7 @@ class MembershipInlineForm(forms.ModelForm):
             self.fields["player"].disabled = True
 
 
-class MembershipInline(admin.TabularInline):
+class MembershipInline(admin.TabularInline[Membership, Club]):
     model = Membership
     form = MembershipInlineForm
     extra = 1
@@ -333,7 +349,7 @@ def player_lookup() -> AutocompleteSelect:
     return AutocompleteSelect(Membership._meta.get_field("player"), admin.site)
 
 
-class ClubAddForm(forms.ModelForm):
+class ClubAddForm(forms.ModelForm[Club]):
     organiser = forms.ModelChoiceField(
         queryset=Player.objects.select_related("user"), widget=player_lookup(), help_text="The club's first organiser."
     )
@@ -344,7 +360,7 @@ class ClubAddForm(forms.ModelForm):
 
 
 @admin.register(Club)
-class ClubAdmin(ClubScopedAdmin):
+class ClubAdmin(ClubScopedAdmin[Club]):
     club_lookup = "id"
     list_display = ["name", "slug", "member_count", "organiser_list", "created_at"]
     search_fields = ["name", "slug"]
@@ -381,7 +397,7 @@ class ClubAdmin(ClubScopedAdmin):
             kwargs["form"] = ClubAddForm
         return super().get_form(request, obj, change=change, **kwargs)
 
-    def get_fields(self, request: HttpRequest, obj: Club | None = None) -> list[str]:
+    def get_fields(self, request: HttpRequest, obj: Club | None = None) -> FieldGroups:
         return ["name", "slug", "organiser"] if obj is None else ["name", "slug", "created_at"]
 
     def get_readonly_fields(self, request: HttpRequest, obj: Club | None = None) -> list[str]:
@@ -390,17 +406,17 @@ class ClubAdmin(ClubScopedAdmin):
     def get_prepopulated_fields(self, request: HttpRequest, obj: Club | None = None) -> dict[str, Any]:
         return dict(self.prepopulated_fields) if obj is None else {}
 
-    def get_inlines(self, request: HttpRequest, obj: Club | None) -> list[type[admin.TabularInline]]:
+    def get_inlines(self, request: HttpRequest, obj: Club | None) -> list[type[InlineModelAdmin[Any, Any]]]:
         # A new club's first member is its organiser, from the form; further members come after.
         return list(self.inlines) if obj is not None else []
 
-    def save_model(self, request: HttpRequest, obj: Club, form: forms.ModelForm, change: bool) -> None:
+    def save_model(self, request: HttpRequest, obj: Club, form: forms.ModelForm[Club], change: bool) -> None:
         if change:
             return
         data = form.cleaned_data
         adopt(obj, club_create(name=data["name"], slug=data["slug"], organiser=data["organiser"]))
 
-    def save_formset(self, request: HttpRequest, form: forms.ModelForm, formset: Any, change: bool) -> None:
+    def save_formset(self, request: HttpRequest, form: forms.ModelForm[Club], formset: Any, change: bool) -> None:
         club: Club = form.instance
         new: list[Model] = []
         changed: list[tuple[Model, list[str]]] = []
@@ -419,7 +435,7 @@ class ClubAdmin(ClubScopedAdmin):
 
 
 @admin.register(Membership)
-class MembershipAdmin(ClubScopedAdmin):
+class MembershipAdmin(ClubScopedAdmin[Membership]):
     list_display = ["player", "club", "role", "joined_at"]
     list_filter = ["role", ("club", admin.RelatedOnlyFieldListFilter)]
     search_fields = ["player__display_name", "player__user__username", "club__name"]
@@ -437,7 +453,7 @@ def _owns(request: HttpRequest, bot: Bot) -> bool:
 STRATEGY_CHOICES = [("", "—")] + [(name, name) for name in sorted({n for g in GAME_NAMES for n in bot_names(g)})]
 
 
-class BotAddForm(forms.ModelForm):
+class BotAddForm(forms.ModelForm[Bot]):
     strategy = forms.ChoiceField(
         choices=STRATEGY_CHOICES,
         required=False,
@@ -463,10 +479,11 @@ class BotAddForm(forms.ModelForm):
         else:
             # An organiser keeps house bots for the clubs they run, never for strangers: a short list.
             owners = owners.filter(memberships__club_id__in=organised_club_ids(self.request)).distinct()
-        self.fields["owner"].queryset = owners
+        model_choice_field(self, "owner").queryset = owners
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         owner, name = data.get("owner"), data.get("name")
         if owner is not None and name and Bot.objects.filter(owner=owner, name=name).exists():
             self.add_error("name", f"{owner} already has a bot called {name!r}")
@@ -482,7 +499,7 @@ class BotAddForm(forms.ModelForm):
         pass
 
 
-class BotChangeForm(forms.ModelForm):
+class BotChangeForm(forms.ModelForm[Bot]):
     """Only the name and description change (bot_update); the game and owner are fixed at creation."""
 
     class Meta:
@@ -497,7 +514,7 @@ class BotChangeForm(forms.ModelForm):
         return name
 
 
-class BotVersionInlineForm(forms.ModelForm):
+class BotVersionInlineForm(forms.ModelForm[BotVersion]):
     strategy = forms.ChoiceField(choices=STRATEGY_CHOICES, required=True)
 
     class Meta:
@@ -505,7 +522,7 @@ class BotVersionInlineForm(forms.ModelForm):
         fields = ["strategy"]
 
 
-class BotVersionFormSet(BaseInlineFormSet):
+class BotVersionFormSet(BaseInlineFormSet[BotVersion, Bot, forms.ModelForm[BotVersion]]):
     def clean(self) -> None:
         super().clean()
         game = self.instance.game
@@ -517,7 +534,7 @@ class BotVersionFormSet(BaseInlineFormSet):
                 )
 
 
-class BotVersionInline(admin.TabularInline):
+class BotVersionInline(admin.TabularInline[BotVersion, Bot]):
     """Versions never change: existing rows are read-only, and a new row names a built-in strategy."""
 
     model = BotVersion
@@ -546,7 +563,7 @@ class RetiredFilter(admin.SimpleListFilter):
     title = "retired"
     parameter_name = "retired"
 
-    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, str]]:
+    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin[Any]) -> list[tuple[str, str]]:
         return [("yes", "Retired"), ("no", "Active")]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Bot]) -> QuerySet[Bot]:
@@ -556,7 +573,7 @@ class RetiredFilter(admin.SimpleListFilter):
 
 
 @admin.register(Bot)
-class BotAdmin(OrganiserAdmin):
+class BotAdmin(OrganiserAdmin[Bot]):
     list_display = ["name", "game", "owner", "version_count", "retired", "created_at"]
     list_filter = ["game", RetiredFilter]
     search_fields = ["name", "owner__display_name", "owner__user__username"]
@@ -595,7 +612,7 @@ class BotAdmin(OrganiserAdmin):
             kwargs["form"] = BotChangeForm
         return super().get_form(request, obj, change=change, **kwargs)
 
-    def get_fields(self, request: HttpRequest, obj: Bot | None = None) -> list[str]:
+    def get_fields(self, request: HttpRequest, obj: Bot | None = None) -> FieldGroups:
         if obj is None:
             return ["owner", "name", "game", "description", "strategy"]
         return ["owner", "name", "game", "description", "retired_at", "created_at"]
@@ -603,10 +620,10 @@ class BotAdmin(OrganiserAdmin):
     def get_readonly_fields(self, request: HttpRequest, obj: Bot | None = None) -> list[str]:
         return list(self.readonly_fields) if obj is not None else []
 
-    def get_inlines(self, request: HttpRequest, obj: Bot | None) -> list[type[admin.TabularInline]]:
+    def get_inlines(self, request: HttpRequest, obj: Bot | None) -> list[type[InlineModelAdmin[Any, Any]]]:
         return list(self.inlines) if obj is not None else []
 
-    def save_model(self, request: HttpRequest, obj: Bot, form: forms.ModelForm, change: bool) -> None:
+    def save_model(self, request: HttpRequest, obj: Bot, form: forms.ModelForm[Bot], change: bool) -> None:
         data = form.cleaned_data
         if change:
             if form.changed_data:
@@ -619,7 +636,7 @@ class BotAdmin(OrganiserAdmin):
             bot_version_create_builtin(bot=bot, strategy=data["strategy"])
         adopt(obj, bot)
 
-    def save_formset(self, request: HttpRequest, form: forms.ModelForm, formset: Any, change: bool) -> None:
+    def save_formset(self, request: HttpRequest, form: forms.ModelForm[Bot], formset: Any, change: bool) -> None:
         bot: Bot = form.instance
         created = [
             bot_version_create_builtin(bot=bot, strategy=version_form.cleaned_data["strategy"])
@@ -648,7 +665,7 @@ class BotAdmin(OrganiserAdmin):
 
 
 @admin.register(BotVersion)
-class BotVersionAdmin(OrganiserAdmin):
+class BotVersionAdmin(OrganiserAdmin[BotVersion]):
     list_display = ["__str__", "game", "owner", "kind", "strategy", "status", "created_at"]
     list_filter = ["kind", "status", "bot__game"]
     search_fields = ["bot__name", "strategy", "bot__owner__display_name"]

@@ -26,9 +26,17 @@ class Player(models.Model):
 
 
 class Club(models.Model):
+    class CompetitionCreators(models.TextChoices):
+        ORGANISERS = "organisers"
+        MEMBERS = "members"
+
     name = models.CharField(max_length=120)
     slug = models.SlugField(max_length=60, unique=True)
     members = models.ManyToManyField(Player, through="Membership", related_name="clubs")
+    #: Who may create the club's competitions: its organisers only (the default), or any member.
+    competition_creators = models.CharField(
+        max_length=12, choices=CompetitionCreators.choices, default=CompetitionCreators.ORGANISERS
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -37,6 +45,12 @@ class Club(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    def lets_create_competitions(self, role: str | None) -> bool:
+        """Whether a member of this role (None: not a member) may create the club's competitions."""
+        if role is None:
+            return False
+        return role == Membership.Role.ORGANISER or self.competition_creators == self.CompetitionCreators.MEMBERS
 
 
 class Membership(models.Model):

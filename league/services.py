@@ -6,7 +6,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import Max
@@ -25,23 +25,43 @@ def player_create(*, username: str, display_name: str = "", password: str | None
     with transaction.atomic():
         if User.objects.filter(username=username).exists():
             raise ValidationError({"username": f"the username {username!r} is taken"})
-        user: AbstractBaseUser = User.objects.create_user(username=username, password=password)
+        user = User.objects.create_user(username=username, password=password)
         return Player.objects.create(user=user, display_name=display_name or username)
 
 
-def club_create(*, name: str, slug: str, organiser: Player) -> Club:
+def club_create(
+    *, name: str, slug: str, organiser: Player, competition_creators: str = Club.CompetitionCreators.ORGANISERS
+) -> Club:
     """A new club with its first organiser; slugs are unique whatever their case (``demo`` is ``DEMO``)."""
+    _check_competition_creators(competition_creators)
     taken = ValidationError({"slug": f"a club with the slug {slug!r} exists"})
     if Club.objects.filter(slug__iexact=slug).exists():
         raise taken
     try:
         with transaction.atomic():
-            club = Club.objects.create(name=name, slug=slug)
+            club = Club.objects.create(name=name, slug=slug, competition_creators=competition_creators)
             Membership.objects.create(club=club, player=organiser, role=Membership.Role.ORGANISER)
     except IntegrityError:
         # Another club took it (in some case) since the check above: the constraint says no.
         raise taken from None
     return club
+
+
+def club_update(*, club: Club, name: str | None = None, competition_creators: str | None = None) -> Club:
+    """An organiser's change of the club's name or of who may create its competitions."""
+    if competition_creators is not None:
+        _check_competition_creators(competition_creators)
+        club.competition_creators = competition_creators
+    if name is not None:
+        club.name = name
+    club.save(update_fields=["name", "competition_creators"])
+    return club
+
+
+def _check_competition_creators(value: str) -> None:
+    if value not in Club.CompetitionCreators.values:
+        choices = ", ".join(Club.CompetitionCreators.values)
+        raise ValidationError({"competition_creators": f"choose one of {choices}"})
 
 
 def club_add_member(*, club: Club, player: Player, role: str = Membership.Role.MEMBER) -> Membership:
@@ -130,7 +150,7 @@ def _next_version(*, bot: Bot, **fields: Any) -> BotVersion:
         return BotVersion.objects.create(bot=bot, number=last + 1, **fields)
 
 
-def player_for_user(*, user: AbstractBaseUser) -> Player:
+def player_for_user(*, user: User) -> Player:
     """The user's Player profile, created on first use with the username as its display name.
 
     The API never asks a user to register a profile separately: the first

@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
@@ -53,7 +54,7 @@ def validation_game(version: BotVersion) -> Verdict:
     try:
         bot.start()
         if bot.failure is not None:
-            return Verdict(False, f"{bot.failure.cause}: {bot.failure.detail}", bot.owner_log())
+            return _failed(bot.failure.cause, bot.failure.detail, bot.owner_log())
         if not getattr(game, "DECISIONS", True):
             return Verdict(True, f"started and answered; {game.NAME} asks bots nothing more", bot.owner_log())
         # The version takes the first seat; built-in opponents the others, as a match would seat them.
@@ -70,9 +71,16 @@ def validation_game(version: BotVersion) -> Verdict:
         bot.close()
     forfeit = record.forfeit
     if forfeit is not None and forfeit.seat == 0:
-        return Verdict(False, f"{forfeit.cause} at move {forfeit.move}: {forfeit.detail}", bot.owner_log())
+        return _failed(f"{forfeit.cause} at move {forfeit.move}", forfeit.detail, bot.owner_log())
     steps = len(record.actions)
     return Verdict(True, f"played a {game.NAME} game against {OPPONENT} to its end ({steps} steps)", bot.owner_log())
+
+
+def _failed(public: str, detail: str, log: str) -> Verdict:
+    """The public status names the cause (and move); the detail, which can repeat what the bot sent,
+    goes to the owner-only log."""
+    # First in the log, which is cut to its first BOT_LOG_BYTES.
+    return Verdict(False, f"{public} (the log says more)" if detail else public, f"{public}: {detail}\n{log}")
 
 
 def bot_version_validate(*, version_id: int) -> BotVersion | None:
@@ -117,7 +125,7 @@ def validation_release(*, version: BotVersion) -> None:
 
 def validations_reap() -> int:
     """Re-send validations whose task a broker lost (Redis keeps nothing across a restart); the number sent."""
-    cutoff = timezone.now() - timezone.timedelta(seconds=settings.BOT_VALIDATION_GRACE)
+    cutoff = timezone.now() - timedelta(seconds=settings.BOT_VALIDATION_GRACE)
     stale = list(
         BotVersion.objects.filter(status=BotVersion.Status.PENDING, queued_at__lt=cutoff).values_list("pk", flat=True)
     )

@@ -170,7 +170,10 @@ def _live_competition(club: Club, organiser: Player, members: list[Player], repo
         report.created.append(f"competition {spec.name}")
     if competition.status == Competition.Status.OPEN:
         people = [organiser, *(m for m in members if m.user.username in LIVE_PEOPLE)]
-        entered = set(competition.entrants.values_list("player_id", "bot_version_id"))
+        # Either id may be None (an entrant is a person or a bot); django-stubs types values_list's ids as int.
+        entered: set[tuple[int | None, int | None]] = set(
+            competition.entrants.values_list("player_id", "bot_version_id")
+        )
         for person in people:
             if (person.pk, None) not in entered:
                 entrant_join(competition=competition, player=person)

@@ -16,6 +16,7 @@ from typing import Any
 from django.db.models import Q
 from django.utils import timezone
 
+from engine.record import result_without_bot_text
 from engine.referee import LiveGame
 from league.models import Player
 from tournaments.models import Competition, LiveTable, Match, MatchParticipant
@@ -210,7 +211,7 @@ def _finished(match_id: int, participants: tuple[Participant, ...]) -> list[dict
         {
             "number": number,
             "names": ["dummy" if who is None else participants[who].name for who in seating],
-            "result": (record or {}).get("result"),
+            "result": result_without_bot_text((record or {}).get("result")),
         }
         for number, seating, record in rows.values_list("number", "seating", "record")
     ]

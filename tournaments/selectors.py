@@ -5,6 +5,7 @@ Selectors own their joins; a list is a fixed number of queries however long it i
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -187,7 +188,7 @@ def match_detail() -> QuerySet[Match]:
     return match_list().prefetch_related(Prefetch("sets", queryset=MatchSet.objects.order_by("game__number", "number")))
 
 
-def matches_of_player(player_id: int) -> QuerySet[Match, dict[str, Any]]:
+def matches_of_player(player_id: int) -> QuerySet[Match, Mapping[str, object]]:
     """Matches where the player sat in person or through one of their bots (ids only, for a subquery)."""
     return Match.objects.filter(
         participants__entrant__in=Entrant.objects.filter(
@@ -196,7 +197,7 @@ def matches_of_player(player_id: int) -> QuerySet[Match, dict[str, Any]]:
     ).values("id")
 
 
-def competitions_of_player(player_id: int) -> QuerySet[Entrant, dict[str, Any]]:
+def competitions_of_player(player_id: int) -> QuerySet[Entrant, Mapping[str, object]]:
     """Competitions the player entered in person or through one of their bots (ids only, for a subquery)."""
     return Entrant.objects.filter(Q(player_id=player_id) | Q(bot_version__bot__owner_id=player_id)).values(
         "competition_id"
@@ -244,7 +245,7 @@ def _race_round(row: MatchSet) -> RaceRound:
 def competition_match_sheets(competition: Competition) -> list[MatchSheet]:
     """Every match in (round, id) order with its participants, sets and race: four queries however many matches."""
     with_sets = competition.game in ("1923", "banter")
-    prefetches: list[Prefetch] = [
+    prefetches: list[Prefetch[str]] = [
         Prefetch("participants", queryset=MatchParticipant.objects.select_related("entrant").order_by("seat"))
     ]
     if with_sets:

@@ -122,8 +122,12 @@ def recent_json_page(request: HttpRequest, competition_id: int) -> HttpResponse 
     return None if page is None else HttpResponse(page, content_type="application/json")
 
 
+#: Bump when a standings row's shape changes, so a deploy never serves a page of the old shape.
+ROW_FORMAT = 2
+
+
 def _page_key(competition_id: int, version: int, query: str) -> str:
-    return f"cardclub:standings:{competition_id}:{version}:{query}"
+    return f"cardclub:standings:{ROW_FORMAT}:{competition_id}:{version}:{query}"
 
 
 def cached_page(competition_id: int, version: int, query: str, build: Callable[[], bytes]) -> bytes:

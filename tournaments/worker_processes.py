@@ -50,6 +50,8 @@ class WorkerProcess:
         self.log_path = log_path
         self.process: subprocess.Popen[bytes] | None = None
         self.starts = 0
+        #: Beat's schedule file (a shelve: the name may gain a suffix), removed when the worker ends.
+        self.schedule: Path | None = None
 
     def start(self, *, timeout: float = 60) -> None:
         ready = Path(tempfile.mkstemp(prefix=f"worker-{self.name}-", suffix=".ready")[1])
@@ -60,7 +62,8 @@ class WorkerProcess:
             "--hostname", f"{self.name}@%h", "--without-gossip", "--without-mingle", "--loglevel", "warning",
         ]  # fmt: skip
         if self.beat:
-            command += ["--beat", "--schedule", str(ready.with_suffix(".beat"))]
+            self.schedule = ready.with_suffix(".beat")
+            command += ["--beat", "--schedule", str(self.schedule)]
         env = {**os.environ, **self.env, "CARDCLUB_WORKER_READY_FILE": str(ready)}
         output = open(self.log_path, "ab") if self.log_path else subprocess.DEVNULL  # noqa: SIM115
         self.process = subprocess.Popen(
@@ -88,16 +91,24 @@ class WorkerProcess:
         if self.process is not None and self.process.poll() is None:
             os.killpg(self.process.pid, signal.SIGKILL)
             self.process.wait()
+        self._remove_schedule()
 
     def stop(self, *, timeout: float = 30) -> None:
-        """A warm shutdown: finish the current task, then exit."""
+        """A warm shutdown: finish the current task within ``timeout`` seconds, else killed."""
         if self.process is None or self.process.poll() is not None:
+            self._remove_schedule()
             return
         os.killpg(self.process.pid, signal.SIGTERM)
         try:
             self.process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             self.kill()
+        self._remove_schedule()
+
+    def _remove_schedule(self) -> None:
+        if self.schedule is not None:
+            for path in self.schedule.parent.glob(f"{self.schedule.name}*"):
+                path.unlink(missing_ok=True)
 
     def alive(self) -> bool:
         return self.process is not None and self.process.poll() is None

@@ -9,11 +9,16 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import dj_database_url
+import django_stubs_ext
 from django.core.exceptions import ImproperlyConfigured
 
-from config.env import env_bool, env_int, env_list, env_str
+from config.env import env_bool, env_int, env_list, env_rates, env_str
+
+# Django's generic classes (ModelAdmin[Player], ModelForm[Club]) subscriptable at run time, as mypy reads them.
+django_stubs_ext.monkeypatch()
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 VAR_DIR = Path(env_str("CARDCLUB_VAR_DIR", str(BASE_DIR / "var")))
@@ -35,11 +40,14 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "django_filters",
     "drf_spectacular",
+    # Swagger UI's files, served from our own static files: /api/docs/ works without internet.
+    "drf_spectacular_sidecar",
     "league",
     "tournaments",
 ]
 
 MIDDLEWARE = [
+    "config.request_limits.RequestSizeLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -69,7 +77,7 @@ TEMPLATES = [
 ]
 
 
-def database_from_env(default_sqlite: Path) -> dict[str, object]:
+def database_from_env(default_sqlite: Path) -> dict[str, Any]:
     url = env_str("DATABASE_URL", f"sqlite:///{default_sqlite}")
     try:
         # Health checks: a connection kept across tasks is pinged before reuse, so a database restart
@@ -114,6 +122,10 @@ if DATABASE_POOL:
         "max_size": env_int("DATABASE_POOL_SIZE", 20),
     }
 
+# The largest request body, by its declared length (config/request_limits.py): a 5 MB transcript file
+# with its form around it. Bot uploads have their own, smaller limit (docs/bot-protocol.md).
+MAX_REQUEST_BYTES = env_int("MAX_REQUEST_BYTES", 6 * 1024 * 1024)
+
 # Shared by every web process when CACHE_URL names Redis; one cache per process otherwise.
 CACHE_URL = env_str("CACHE_URL", "locmem://")
 if CACHE_URL.startswith("redis://"):
@@ -132,7 +144,7 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = VAR_DIR / "static"
 
-REST_FRAMEWORK = {
+REST_FRAMEWORK: dict[str, Any] = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
@@ -141,13 +153,29 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # drf-spectacular's, with every operation's error responses (config/schema.py).
+    "DEFAULT_SCHEMA_CLASS": "config.schema.AutoSchema",
     "EXCEPTION_HANDLER": "config.api.exception_handler",
     "DEFAULT_PARSER_CLASSES": [
         "config.api_input.JSONParser",
         "rest_framework.parsers.FormParser",
         "rest_framework.parsers.MultiPartParser",
     ],
+    # Request rates (config/throttles.py, docs/deploy.md "Request rates"), counted in CACHE_URL's cache.
+    "DEFAULT_THROTTLE_CLASSES": ["config.throttles.AnonymousReadThrottle", "config.throttles.UserWriteThrottle"],
+    "DEFAULT_THROTTLE_RATES": env_rates(
+        "THROTTLE_RATES",
+        {
+            "anon_read": "300/minute",
+            "user_write": "120/minute",
+            "bot_version": "30/hour",
+            "login": "30/minute",
+            "login_username": "10/minute",
+        },
+    ),
+    # How many proxies in front append to X-Forwarded-For: 0 takes the peer's address, so a client
+    # cannot pick its own address (and its own login and read counters) by sending the header.
+    "NUM_PROXIES": env_int("NUM_PROXIES", 0),
 }
 
 SPECTACULAR_SETTINGS = {
@@ -155,6 +183,15 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Competitions, bots, matches and standings for War, 1923, Banter and Punk.",
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    # Request bodies get components of their own: read-only fields are not asked for, and a field that
+    # refuses blank text says so (minLength 1), as the API fuzz gate checks (tournaments/fuzz.py).
+    "COMPONENT_SPLIT_REQUEST": True,
+    # Request bodies are documented as JSON (uploads as multipart, where a view says so): form encodings
+    # still parse, for the browsable API, but cannot say null or nest an object as the schema does.
+    "PARSER_WHITELIST": ["rest_framework.parsers.JSONParser"],
     # Several models have a Status or Kind; name each enum after its model so the schema has no clashes.
     "ENUM_NAME_OVERRIDES": {
         "CompetitionKindEnum": "tournaments.models.Competition.Kind",

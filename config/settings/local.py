@@ -1,6 +1,6 @@
 """Development on one machine: debug on, embedded defaults."""
 
+from config.env import env_bool
 from config.settings.base import *  # noqa: F403
-from config.settings.base import env_bool
 
 DEBUG = env_bool("DJANGO_DEBUG", True)

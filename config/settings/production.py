@@ -20,6 +20,11 @@ if SECRET_KEY in _KNOWN_KEYS or SECRET_KEY.upper().startswith("CHANGE-ME") or le
         'set 50 random characters (python -c "import secrets; print(secrets.token_urlsafe(50))")'
     )
 
+# Request rates are counted in the cache (config/throttles.py): one per process would multiply every rate
+# by the number of web processes, and restart it with each.
+if not CACHE_URL.startswith("redis://"):  # noqa: F405
+    raise ImproperlyConfigured("CACHE_URL must name the shared Redis in production (redis://host:port/db)")
+
 DEBUG = False
 SESSION_COOKIE_SECURE = True
 CSRF_COOKIE_SECURE = True

@@ -80,7 +80,7 @@ from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
 from engine.cards import check_multiset, parse_cards, standard_deck
-from engine.errors import CardError, DealError, IllegalAction, OptionError, PlayerCountError
+from engine.errors import CardError, DealError, IllegalAction, OptionError, PlayerCountError, shown
 from engine.options import Option, OptionSet
 from engine.result import Result, ranks_from_keys
 from engine.rng import Rng
@@ -96,7 +96,8 @@ OPTIONS = OptionSet(
         200,
         "rounds after which the higher score wins and level scores are a draw",
         minimum=1,
-        maximum=1_000_000,
+        # Five times the default: a round adds about 1 KB to the public view (docs/records.md, "Size bounds").
+        maximum=1000,
     ),
 )
 
@@ -250,6 +251,8 @@ def _no_views() -> list[dict[str, Any] | None]:
 def parse_options(raw: Mapping[str, object] | None, players: int = 2) -> dict[str, Any]:
     """Every option with its default; ``first_lead`` also takes 0 and 1 as JSON numbers."""
     _check_players(players)
+    if raw is not None and not isinstance(raw, Mapping):
+        raise OptionError("options", f"expected a mapping of option names to values, got {shown(raw)}")
     values = dict(raw or {})
     if "first_lead" in values:
         values["first_lead"] = _normalise_first_lead(values["first_lead"])
@@ -260,6 +263,9 @@ def _normalise_first_lead(value: object) -> object:
     if isinstance(value, bool):
         raise OptionError("first_lead", f"expected seed, 0 or 1, got {value!r}")
     if isinstance(value, int):
+        if value not in (0, 1):
+            # Refused here: str() of an int past 4,300 digits raises ValueError instead of naming the option.
+            raise OptionError("first_lead", f"{shown(value)} is not one of seed, 0, 1")
         return str(value)
     if isinstance(value, str):
         return value.strip().lower()

@@ -17,9 +17,14 @@ shuffle per set, in set order. An explicit deal is
 
 Termination. A set in which every game's cards go dead scores nobody, and
 losers can lose points, so nothing forces a match to reach ``target_points``.
-The ``max_sets`` option (default 1000, far beyond any real match) ends a match
-after that many sets: the highest total wins, then the most cards won over the
-match, and the result records ``capped``.
+The ``max_sets`` option ends a match after that many sets: the highest total
+wins, then the most cards won over the match, and the result records
+``capped``. It also bounds how large a record and its public view can grow
+(docs/records.md, "Size bounds"): a match deals at most ``MATCH_DECKS`` 52-card
+decks, all its sets together, so ``decks * max_sets`` may not pass it, and
+``max_sets`` defaults to as many sets as that allows (300 with one deck a set,
+75 with four: far beyond any real match, whose target of 100 points takes a few
+sets, and 1000 points under 70).
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ from fractions import Fraction
 from typing import Any
 
 from engine.cards import RANKS, STANDARD_SUITS, build_deck, check_multiset, parse_cards
-from engine.errors import DealError, IllegalAction, PlayerCountError
+from engine.errors import DealError, IllegalAction, OptionError, PlayerCountError
 from engine.options import Option, OptionSet
 from engine.result import Result, ranks_from_keys
 from engine.rng import Rng
@@ -50,16 +55,22 @@ OPTIONS = OptionSet(
         ("war", "dead"),
     ),
     Option("losers_score_cards", bool, False, "set losers also score the cards they won"),
+    # No size bound needed: max_sets ends the match whatever the target.
     Option("target_points", int, 100, "match points that end a match", minimum=1, maximum=1_000_000),
     Option(
         "max_sets",
         int,
-        1000,
-        "sets after which a match ends at once (keeps every match finite)",
+        None,
+        "sets after which a match ends at once (keeps every match finite; decks * max_sets at most 300; "
+        "default 300 // decks)",
         minimum=1,
-        maximum=1_000_000,
+        maximum=300,
+        nullable=True,
     ),
 )
+#: The most 52-card decks one match deals, all its sets together (docs/records.md, "Size bounds"):
+#: 15,600 cards keep a record under 0.5 MB and its public view under 2 MB whatever the seats do.
+MATCH_DECKS = 300
 
 DRAW = "DRAW"
 LOCK = "LOCK"
@@ -217,6 +228,15 @@ def parse_options(raw: Mapping[str, object] | None, players: int = 2) -> dict[st
     options = OPTIONS.parse(raw)
     if options["decks"] is None:
         options["decks"] = default_decks(players)
+    decks = options["decks"]
+    if options["max_sets"] is None:
+        options["max_sets"] = MATCH_DECKS // decks
+    elif decks * options["max_sets"] > MATCH_DECKS:
+        raise OptionError(
+            "max_sets",
+            f"{options['max_sets']} sets of {decks} decks would deal more than the {MATCH_DECKS} decks a match "
+            f"may deal: at most {MATCH_DECKS // decks} sets with {decks} decks a set",
+        )
     return options
 
 

@@ -54,6 +54,9 @@ OPTIONS = OptionSet(
         None,
         "points that win the game (default 21, or 28 with 5 or more players)",
         minimum=1,
+        # More than the 910 points of the largest deal: a target nobody can reach still means something
+        # (the highest score wins), and the record keeps a number of at most four digits.
+        maximum=1000,
         nullable=True,
     ),
 )

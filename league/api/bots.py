@@ -15,11 +15,14 @@ from rest_framework.permissions import IsAuthenticatedOrReadOnly
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from config.schema import errors
+from config.throttles import AnonymousReadThrottle, BotVersionThrottle, UserWriteThrottle
 from engine.sandbox.code import MAX_UPLOAD_BYTES
 from league.api.filters import BotFilter, BotVersionFilter
 from league.api.identity import acting_player
 from league.api.permissions import IsBotOwnerOrReadOnly, is_bot_owner
 from league.api.serializers import (
+    BOT_VERSION_REQUEST,
     BotCreateSerializer,
     BotSerializer,
     BotUpdateSerializer,
@@ -76,6 +79,7 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
         return Response(status=status.HTTP_204_NO_CONTENT)
 
     @extend_schema(request=None, responses=BotSerializer)
+    @errors(drop=[400])  # retiring twice keeps the first date: nothing to refuse
     @action(detail=True, methods=["post"])
     def retire(self, request: Request, pk: int) -> Response:
         return self._shown(bot_retire(bot=self.get_object()))
@@ -86,6 +90,8 @@ class BotVersionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
 
     serializer_class = BotVersionSerializer
     filterset_class = BotVersionFilter
+    # Each new upload or URL is a validation match on a worker: a rate of their own, on top of every write's.
+    throttle_classes = [AnonymousReadThrottle, UserWriteThrottle, BotVersionThrottle]
     lookup_field = "number"
     lookup_value_converter = "int"
 
@@ -99,14 +105,15 @@ class BotVersionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         return bot_versions(bot=self.bot)
 
     def get_serializer_context(self) -> dict[str, Any]:
-        context = super().get_serializer_context()
+        # DRF builds a new dict each call; the stubs type it as a Mapping.
+        context = dict(super().get_serializer_context())
         if getattr(self, "swagger_fake_view", False):
             return context
         context["owner_user_id"] = self.request.user.pk if is_bot_owner(self.request, self.bot) else None
         return context
 
     @extend_schema(
-        request={"application/json": BotVersionCreateSerializer, "multipart/form-data": BotVersionCreateSerializer},
+        request=BOT_VERSION_REQUEST,
         responses={201: BotVersionSerializer},
     )
     def create(self, request: Request, **kwargs: Any) -> Response:
@@ -121,6 +128,11 @@ class BotVersionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         data = BotVersionCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         fields = data.validated_data
+        if request.content_type.startswith("multipart/") and fields["kind"] != BotVersion.Kind.UPLOAD:
+            # As the schema says: a form carries a file; a built-in or HTTP version is a JSON body.
+            raise ValidationError(
+                {"kind": [f"a multipart form uploads a file; send a {fields['kind']} version as JSON"]}
+            )
         if fields["kind"] == BotVersion.Kind.UPLOAD:
             source = fields["source"]
             version = bot_version_create_upload(
@@ -136,6 +148,7 @@ class BotVersionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         return Response(BotVersionSerializer(version, context=context).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(responses=BotVersionLogSerializer)
+    @errors(add=[403])
     @action(detail=True, methods=["get"])
     def log(self, request: Request, **kwargs: Any) -> Response:
         """The validation match's log and verdict: the bot's owner only."""

@@ -19,12 +19,13 @@ from league.api.permissions import is_club_organiser
 from league.api.serializers import (
     ClubCreateSerializer,
     ClubSerializer,
+    ClubUpdateSerializer,
     MembershipCreateSerializer,
     MembershipSerializer,
 )
 from league.models import Club, Membership
 from league.selectors import club_list, club_memberships
-from league.services import club_add_member, club_create
+from league.services import club_add_member, club_create, club_update
 
 
 class ClubViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet[Club]):
@@ -41,6 +42,17 @@ class ClubViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
         data.is_valid(raise_exception=True)
         club = club_create(organiser=acting_player(request), **data.validated_data)
         return Response(ClubSerializer(club_list().get(pk=club.pk)).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=ClubUpdateSerializer, responses=ClubSerializer)
+    def partial_update(self, request: Request, pk: int) -> Response:
+        """An organiser renames the club or says who may create its competitions."""
+        club = self.get_object()
+        if not is_club_organiser(request, club):
+            raise PermissionDenied("only the club's organisers may change it")
+        data = ClubUpdateSerializer(data=request.data, partial=True)
+        data.is_valid(raise_exception=True)
+        club_update(club=club, **data.validated_data)
+        return Response(ClubSerializer(club_list().get(pk=club.pk)).data)
 
 
 class MembershipViewSet(mixins.ListModelMixin, viewsets.GenericViewSet[Membership]):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import django_filters as filters
 from django.db.models import QuerySet
 
-from config.api_input import WholeNumberFilter
+from config.api_input import BooleanFilter, WholeNumberFilter
 from league.models import GAME_CHOICES, Bot, BotVersion, Club, Membership, Player
 
 
@@ -26,7 +26,7 @@ class PlayerFilter(filters.FilterSet):
 class BotFilter(filters.FilterSet):
     game = filters.ChoiceFilter(choices=GAME_CHOICES)
     owner = WholeNumberFilter(field_name="owner_id", label="Owner (player id)")
-    retired = filters.BooleanFilter(method="filter_retired", label="Retired bots only (true) or active only (false)")
+    retired = BooleanFilter(method="filter_retired", label="Retired bots only (true) or active only (false)")
     created = filters.DateFromToRangeFilter(field_name="created_at")
 
     class Meta:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rest_framework.exceptions import NotAuthenticated
 from rest_framework.request import Request
 
 from league.models import Player
@@ -23,6 +24,10 @@ def acting_player(request: Request) -> Player:
     """The caller's profile, created on first use (see the README's API section): only allowed writes call this."""
     player = viewing_player(request)
     if player is None:
-        player = player_for_user(user=request.user)
+        user = request.user
+        if not user.is_authenticated:
+            # Unreachable through the API: the permission classes let only signed-in callers write.
+            raise NotAuthenticated
+        player = player_for_user(user=user)
         setattr(request, _CACHE_ATTR, player)
     return player

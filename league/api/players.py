@@ -36,7 +36,10 @@ class PlayerViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
     @extend_schema(request=PlayerUpdateSerializer, responses=PlayerSelfSerializer, filters=False)
     @me.mapping.patch
     def update_me(self, request: Request) -> Response:
-        data = PlayerUpdateSerializer(data=request.data)
+        # A PATCH changes what it names: an empty one changes nothing and shows the profile.
+        data = PlayerUpdateSerializer(data=request.data, partial=True)
         data.is_valid(raise_exception=True)
-        player = player_update(player=acting_player(request), display_name=data.validated_data["display_name"])
+        player = acting_player(request)
+        if "display_name" in data.validated_data:
+            player = player_update(player=player, display_name=data.validated_data["display_name"])
         return Response(PlayerSelfSerializer(player).data)

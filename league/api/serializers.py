@@ -9,6 +9,8 @@ from typing import Any
 
 from rest_framework import serializers
 
+from config.api_input import JSONInput
+from config.schema import NOT_BLANK
 from engine.games import GAME_NAMES
 from engine.sandbox.code import MAX_UPLOAD_BYTES
 from league.models import GAME_CHOICES, Bot, BotVersion, Club, Membership, Player
@@ -38,7 +40,7 @@ class PlayerSelfSerializer(serializers.ModelSerializer[Player]):
         read_only_fields = fields
 
 
-class PlayerUpdateSerializer(serializers.Serializer[Player]):
+class PlayerUpdateSerializer(JSONInput[Player]):
     display_name = serializers.CharField(max_length=80)
 
 
@@ -52,13 +54,13 @@ class BotSerializer(serializers.ModelSerializer[Bot]):
         read_only_fields = fields
 
 
-class BotCreateSerializer(serializers.Serializer[Bot]):
+class BotCreateSerializer(JSONInput[Bot]):
     name = serializers.CharField(max_length=80)
     game = game_field()
     description = serializers.CharField(required=False, allow_blank=True, default="")
 
 
-class BotUpdateSerializer(serializers.Serializer[Bot]):
+class BotUpdateSerializer(JSONInput[Bot]):
     name = serializers.CharField(max_length=80, required=False)
     description = serializers.CharField(required=False, allow_blank=True)
 
@@ -99,11 +101,14 @@ class BotVersionLogSerializer(serializers.ModelSerializer[BotVersion]):
         read_only_fields = fields
 
 
-class BotVersionCreateSerializer(serializers.Serializer[BotVersion]):
+class BotVersionCreateSerializer(JSONInput[BotVersion]):
     kind = serializers.ChoiceField(choices=BotVersion.Kind.choices, default=BotVersion.Kind.BUILTIN)
     strategy = serializers.CharField(max_length=40, required=False)
     parameters = serializers.DictField(required=False, default=dict)
-    source = serializers.FileField(required=False, help_text="upload: a .py file or a .zip with an entry module")
+    # DRF's metaclass takes declared fields off the class, but the stubs read this as Field.source.
+    source = serializers.FileField(  # type: ignore[assignment]
+        required=False, help_text="upload: a .py file or a .zip with an entry module"
+    )
     entry = serializers.CharField(max_length=200, required=False, default="", help_text="upload: the zip's entry")
     url = serializers.CharField(max_length=2000, required=False, help_text="http: the bot's endpoint")
 
@@ -129,18 +134,82 @@ class BotVersionCreateSerializer(serializers.Serializer[BotVersion]):
         return attrs
 
 
+def _bot_version_json() -> dict[str, Any]:
+    """A built-in or HTTP version as the schema states it: each kind with the field it needs and without
+    the other's (BotVersionCreateSerializer.validate)."""
+    text: dict[str, Any] = {"type": "string", "minLength": 1, "pattern": NOT_BLANK}
+    absent: dict[str, Any] = {"not": {}}
+    return {
+        "type": "object",
+        "properties": {
+            "kind": {"type": "string", "enum": ["builtin", "http"], "default": "builtin"},
+            "strategy": {
+                **text,
+                "maxLength": 40,
+                "description": "builtin: one of the engine's strategies for the game",
+            },
+            "parameters": {"type": "object", "description": "builtin: none yet; an HTTP version ignores them"},
+            "url": {**text, "maxLength": 2000, "description": "http: the bot's endpoint"},
+            "entry": {**text, "maxLength": 200, "description": "ignored: an upload's entry module"},
+        },
+        "oneOf": [
+            {
+                "title": "builtin",
+                "properties": {"kind": {"enum": ["builtin"]}, "url": absent, "parameters": {"maxProperties": 0}},
+                "required": ["strategy"],
+            },
+            {
+                "title": "http",
+                "properties": {"kind": {"enum": ["http"]}, "strategy": absent},
+                "required": ["kind", "url"],
+            },
+        ],
+    }
+
+
+#: BotVersionCreateSerializer's request as the schema states it: a built-in or HTTP version as JSON, an
+#: upload as a multipart form with the file (the view refuses the other kinds there).
+BOT_VERSION_REQUEST = {
+    "application/json": _bot_version_json(),
+    "multipart/form-data": {
+        "type": "object",
+        "properties": {
+            "kind": {"type": "string", "enum": ["upload"]},
+            "source": {
+                "type": "string",
+                "format": "binary",
+                "minLength": 1,
+                "description": "a .py file, or a .zip with an entry module",
+            },
+            "entry": {"type": "string", "minLength": 1, "maxLength": 200, "pattern": NOT_BLANK},
+        },
+        "required": ["kind", "source"],
+    },
+}
+
+
 class ClubSerializer(serializers.ModelSerializer[Club]):
     member_count = serializers.IntegerField(read_only=True)
 
     class Meta:
         model = Club
-        fields = ["id", "name", "slug", "created_at", "member_count"]
+        fields = ["id", "name", "slug", "competition_creators", "created_at", "member_count"]
         read_only_fields = fields
 
 
-class ClubCreateSerializer(serializers.Serializer[Club]):
+class ClubCreateSerializer(JSONInput[Club]):
     name = serializers.CharField(max_length=120)
     slug = serializers.SlugField(max_length=60)
+    competition_creators = serializers.ChoiceField(
+        choices=Club.CompetitionCreators.choices,
+        default=Club.CompetitionCreators.ORGANISERS,
+        help_text="Who may create the club's competitions: its organisers only, or any member.",
+    )
+
+
+class ClubUpdateSerializer(JSONInput[Club]):
+    name = serializers.CharField(max_length=120, required=False)
+    competition_creators = serializers.ChoiceField(choices=Club.CompetitionCreators.choices, required=False)
 
 
 class MembershipSerializer(serializers.ModelSerializer[Membership]):
@@ -152,6 +221,6 @@ class MembershipSerializer(serializers.ModelSerializer[Membership]):
         read_only_fields = fields
 
 
-class MembershipCreateSerializer(serializers.Serializer[Membership]):
+class MembershipCreateSerializer(JSONInput[Membership]):
     player = serializers.PrimaryKeyRelatedField(queryset=Player.objects.all())
     role = serializers.ChoiceField(choices=Membership.Role.choices, default=Membership.Role.MEMBER)

@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[2]
 GOOD_KEY = "k" * 20 + "3vT9_random-enough_for-a-test-only-xyz"
 
 
-def start(secret_key: str) -> subprocess.CompletedProcess[str]:
+def start(secret_key: str, **extra: str) -> subprocess.CompletedProcess[str]:
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "config.settings.production",
@@ -21,6 +21,8 @@ def start(secret_key: str) -> subprocess.CompletedProcess[str]:
         "DATABASE_URL": "postgres://cardclub@127.0.0.1:5432/cardclub",
         "DJANGO_ALLOWED_HOSTS": "club.example.org",
         "CELERY_BROKER_URL": "redis://127.0.0.1:6379/0",
+        "CACHE_URL": "redis://127.0.0.1:6379/1",
+        **extra,
     }
     return subprocess.run(
         [sys.executable, "-c", "import django; django.setup(); print('started')"],
@@ -46,3 +48,10 @@ def test_a_long_random_key_starts() -> None:
     started = start(GOOD_KEY)
     assert started.returncode == 0, started.stderr
     assert started.stdout.strip() == "started"
+
+
+def test_a_cache_per_process_is_refused() -> None:
+    """Request rates are counted in the cache; one per process would multiply them (issue 11, finding 3)."""
+    started = start(GOOD_KEY, CACHE_URL="locmem://")
+    assert started.returncode != 0
+    assert "CACHE_URL must name the shared Redis in production" in started.stderr

@@ -12,6 +12,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.db import connection
@@ -20,6 +21,33 @@ from config.celery import app
 from tournaments.worker_processes import WorkerProcess
 
 BROKER = os.environ.get("CELERY_BROKER_URL", "")
+CHROMIUM = "/usr/bin/chromium"
+#: Where browser tests leave their screenshots, to be looked at.
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Debian's chromium, headless, through Playwright (which never downloads a browser here)."""
+    playwright_sync = pytest.importorskip("playwright.sync_api")
+    if not os.access(CHROMIUM, os.X_OK):
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI must run the browser tests: {CHROMIUM} is missing (make browser)")
+        pytest.skip(f"needs Debian's chromium at {CHROMIUM} (make browser)")
+    # Playwright's sync API keeps an event loop in this thread, and Django refuses ORM calls from a thread
+    # with a running loop; the test's own ORM calls (set-up, checks) are plain synchronous code.
+    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    try:
+        with playwright_sync.sync_playwright() as playwright:
+            launched = playwright.chromium.launch(executable_path=CHROMIUM, headless=True)
+            yield launched
+            launched.close()
+    finally:
+        if previous is None:
+            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+        else:
+            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
 
 
 @pytest.fixture

@@ -14,20 +14,18 @@ Nothing downloads a browser: `make setup` installs Debian's chromium (Makefile,
 from __future__ import annotations
 
 import json
-import os
 import random
 import re
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from engine.referee import LiveGame
 from league.models import Player
-from tests.e2e.conftest import wait_for
+from tests.e2e.conftest import SCREENSHOTS, wait_for
 from tests.factories import (
     BotFactory,
     BotVersionFactory,
@@ -46,36 +44,12 @@ playwright_sync = pytest.importorskip("playwright.sync_api")
 Browser = playwright_sync.Browser
 Page = playwright_sync.Page
 
-CHROMIUM = "/usr/bin/chromium"
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
 #: The issue's bound for a move to show on every other seat's page (server-sent events).
 LIVE_SECONDS = 0.5
 #: A page whose event stream fails polls the table every 400 ms (tournaments/static/play/table.js).
 POLLING_SECONDS = 1.0
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    if not os.access(CHROMIUM, os.X_OK):
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"CI must run the browser tests: {CHROMIUM} is missing (make browser)")
-        pytest.skip(f"needs Debian's chromium at {CHROMIUM} (make browser)")
-    # Playwright's sync API keeps an event loop in this thread, and Django refuses ORM calls from a thread
-    # with a running loop; the test's own ORM calls (set-up, checks) are plain synchronous code.
-    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-    try:
-        with playwright_sync.sync_playwright() as playwright:
-            launched = playwright.chromium.launch(executable_path=CHROMIUM, headless=True)
-            yield launched
-            launched.close()
-    finally:
-        if previous is None:
-            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
-        else:
-            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
 
 
 @pytest.fixture

@@ -117,10 +117,22 @@ def test_options_default_and_decks_resolve_to_ceil_players_over_three() -> None:
         "tiebreak_exhausted": "war",
         "losers_score_cards": False,
         "target_points": 100,
-        "max_sets": 1000,
+        "max_sets": 300,
     }
     assert [g.parse_options({}, p)["decks"] for p in (2, 3, 4, 6, 7, 12)] == [1, 1, 2, 2, 3, 4]
     assert g.parse_options({"decks": "2", "losers_score_cards": "true"}, 2)["decks"] == 2
+
+
+def test_max_sets_defaults_to_as_many_sets_as_a_match_may_deal_and_no_more_is_taken() -> None:
+    # docs/records.md "Size bounds": a match deals at most 300 decks, all its sets together.
+    assert [g.parse_options({}, p)["max_sets"] for p in (2, 4, 7, 12)] == [300, 150, 100, 75]
+    assert g.parse_options({"decks": 24}, 2)["max_sets"] == 12
+    assert g.parse_options({"decks": 24, "max_sets": 12}, 2)["max_sets"] == 12
+    with pytest.raises(OptionError, match=r"at most 12 sets with 24 decks a set") as info:
+        g.parse_options({"decks": 24, "max_sets": 13}, 2)
+    assert info.value.name == "max_sets"
+    with pytest.raises(OptionError, match=r"above the maximum 300"):
+        g.parse_options({"max_sets": 1000}, 2)
 
 
 @pytest.mark.parametrize(

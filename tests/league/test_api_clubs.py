@@ -93,3 +93,62 @@ def test_club_slugs_differing_only_by_case_are_one_slug() -> None:
     again = client.post("/api/clubs/", {"name": "Alice again", "slug": "ALICE-CLUB"}, format="json")
     assert again.status_code == 400 and "slug" in again.json()
     assert Club.objects.filter(slug__iexact="alice-club").count() == 1
+
+
+# --- Who may create competitions (issue 11, finding 14) ------------------------------------------------
+
+
+def competition_by(player: object, club: object) -> object:
+    body = {"club": club.pk, "name": "Friday ladder", "game": "war"}  # type: ignore[attr-defined]
+    return client_for(player.user).post("/api/tournaments/", body, format="json")  # type: ignore[attr-defined]
+
+
+def test_by_default_only_organisers_create_a_clubs_competitions() -> None:
+    club = ClubFactory()
+    member = MembershipFactory(club=club).player
+    organiser = MembershipFactory(club=club, role=Membership.Role.ORGANISER).player
+    assert client_for().get(f"/api/clubs/{club.pk}/").json()["competition_creators"] == "organisers"
+    refused = competition_by(member, club)
+    assert refused.status_code == 403
+    assert "only organisers create competitions" in refused.json()["detail"]
+    assert competition_by(organiser, club).status_code == 201
+
+
+def test_an_organiser_lets_any_member_create_competitions_and_can_take_it_back() -> None:
+    club = ClubFactory()
+    member = MembershipFactory(club=club).player
+    organiser = MembershipFactory(club=club, role=Membership.Role.ORGANISER).player
+    opened = client_for(organiser.user).patch(f"/api/clubs/{club.pk}/", {"competition_creators": "members"})
+    assert opened.status_code == 200 and opened.json()["competition_creators"] == "members"
+    assert competition_by(member, club).status_code == 201
+    assert competition_by(PlayerFactory(), club).status_code == 403  # outsiders never
+    client_for(organiser.user).patch(f"/api/clubs/{club.pk}/", {"competition_creators": "organisers"})
+    assert competition_by(member, club).status_code == 403
+
+
+def test_a_club_can_be_made_open_to_members_from_the_start() -> None:
+    founder = PlayerFactory()
+    body = {"name": "Open club", "slug": "open-club", "competition_creators": "members"}
+    created = client_for(founder.user).post("/api/clubs/", body, format="json")
+    assert created.status_code == 201 and created.json()["competition_creators"] == "members"
+
+
+@pytest.mark.parametrize(("who", "code"), [("anonymous", 401), ("member", 403), ("stranger", 403)])
+def test_only_organisers_change_the_club(who: str, code: int) -> None:
+    club = ClubFactory(name="Before")
+    member = MembershipFactory(club=club).player
+    user = {"anonymous": None, "member": member.user, "stranger": PlayerFactory().user}[who]
+    response = client_for(user).patch(f"/api/clubs/{club.pk}/", {"competition_creators": "members", "name": "After"})
+    assert response.status_code == code
+    club.refresh_from_db()
+    assert (club.name, club.competition_creators) == ("Before", "organisers")
+
+
+def test_a_bad_setting_is_a_400_naming_the_field_and_changes_nothing() -> None:
+    organiser = MembershipFactory(role=Membership.Role.ORGANISER)
+    response = client_for(organiser.player.user).patch(
+        f"/api/clubs/{organiser.club_id}/", {"competition_creators": "everyone", "name": "New"}, format="json"
+    )
+    assert response.status_code == 400 and list(response.json()) == ["competition_creators"]
+    organiser.club.refresh_from_db()
+    assert organiser.club.name != "New"

@@ -57,6 +57,24 @@ def test_an_upload_is_stored_checksummed_and_becomes_ready_after_its_validation_
 
 
 @needs_sandbox
+def test_what_a_bot_sent_stays_out_of_the_public_status_and_in_its_owners_log(
+    django_capture_on_commit_callbacks: Callable[..., Any],
+) -> None:
+    """Issue 11, finding 6: a real bot's illegal action could name a card of its hand."""
+    bot = BotFactory(game="1923")
+    with django_capture_on_commit_callbacks(execute=True):
+        response = upload(bot, "leaky.py", b"def act(turn):\n    return 'PLAY ZZ-ILLEGAL-SECRET'\n")
+    version = BotVersion.objects.get(pk=response.json()["id"])
+    assert version.status == BotVersion.Status.FAILED
+    assert version.status_detail == "illegal_action at move 0 (the log says more)"
+    public = client_for(UserFactory()).get(f"/api/bots/{bot.pk}/versions/{version.number}/")
+    assert "SECRET" not in public.content.decode()
+    owner_log = client_for(bot.owner.user).get(f"/api/bots/{bot.pk}/versions/{version.number}/log/").json()["log"]
+    assert owner_log.startswith("illegal_action at move 0: ")
+    assert "ZZ-ILLEGAL-SECRET" in owner_log
+
+
+@needs_sandbox
 def test_a_zip_upload_runs_its_entry_module_with_its_own_imports(
     django_capture_on_commit_callbacks: Callable[..., Any],
 ) -> None:

@@ -188,6 +188,9 @@ def test_the_create_page_and_a_game_page_with_its_replay_check_render(boss: Clie
     response = boss.get(change_url(Game.objects.first()))
     assert response.status_code == 200
     assert "Replay check" in response.text and ">valid<" in response.text
+    # The one lower-first tiebreak says so (issue 11, finding 11).
+    sheet = boss.get(change_url(Game.objects.first().match.competition)).text
+    assert "then Rounds needed (fewer first);" in sheet
 
 
 # --- The competition sheet -------------------------------------------------------------------------------

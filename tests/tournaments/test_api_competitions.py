@@ -18,6 +18,9 @@ pytestmark = pytest.mark.django_db
 
 def test_a_club_member_creates_a_competition_and_organises_it() -> None:
     cast = make_cast()
+    # A club's organisers create its competitions unless the club lets every member (test_api_clubs.py).
+    cast.club.competition_creators = "members"
+    cast.club.save()
     payload = {"club": cast.club.pk, "name": "Spring league", "game": "1923", "options": {"target_points": 50}}
     response = cast.client("member").post("/api/tournaments/", payload, format="json")
     assert response.status_code == 201

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 import pytest
 
+from engine.record import Record
+from engine.verify import expand_views, public_record
 from tests.factories import CompetitionFactory, EntrantFactory, full_options
 from tests.league.test_api_support import ROLES, Cast, add_entrants, client_for, make_cast, results
 from tests.tournaments.helpers import game_played, match_between, match_result, started
-from tournaments.models import Competition, Game
+from tournaments import public_records
+from tournaments.models import Competition, Game, Match
 from tournaments.services.play import competition_play_pending
 from tournaments.services.results import match_record_result
 
@@ -53,9 +59,10 @@ def test_the_record_is_private_only_for_organisers_and_owners_of_bots_that_playe
     else:
         assert "seed" not in body["record"] and "deal" not in body["record"]
         assert body["record"]["actions"] == game.record["actions"]
-        # A spectator's view before the first step and after each one; no hands are shown.
-        assert len(body["record"]["views"]) == len(game.record["actions"]) + 1
-        assert all(view["hand"] is None for view in body["record"]["views"])
+        # A spectator's view before the first step and what each step changed in it; no hands are shown.
+        views = body["record"]["views"]
+        assert len(views["steps"]) == len(game.record["actions"])
+        assert all(view["hand"] is None for view in expand_views(views))
 
 
 def test_a_person_who_played_sees_the_private_record_and_a_person_who_did_not_sees_the_public_one() -> None:
@@ -82,6 +89,50 @@ def test_insiders_may_ask_for_the_public_view_and_outsiders_may_not_ask_for_the_
     assert client_for().get(url, {"view": "private"}).status_code == 403
     bad = cast.client("owner").get(url, {"view": "secret"})
     assert bad.status_code == 400 and bad.json() == {"view": ['"secret" is not a valid choice.']}
+
+
+def counted_builds(monkeypatch: pytest.MonkeyPatch) -> list[Record]:
+    """Every public record built from here on (tournaments/public_records.py builds them)."""
+    built: list[Record] = []
+
+    def build(record: Record) -> dict[str, Any]:
+        built.append(record)
+        return public_record(record)
+
+    monkeypatch.setattr(public_records, "public_record", build)
+    return built
+
+
+def test_a_public_record_is_built_once_and_then_served_without_reading_the_record(
+    monkeypatch: pytest.MonkeyPatch, django_assert_num_queries: Any
+) -> None:
+    game = played_with_owner(make_cast("banter"))
+    built = counted_builds(monkeypatch)
+    url = f"/api/games/{game.pk}/record/"
+    first = client_for().get(url)
+    with django_assert_num_queries(1):  # the game with its match and competition; the record stays behind
+        again = client_for().get(url)
+    assert len(built) == 1
+    assert first.status_code == again.status_code == 200 and first.content == again.content
+    assert again.json()["record"] == json.loads(json.dumps(public_record(Record.from_dict(game.record))))
+    # The browsable API decodes the same cached record.
+    assert client_for().get(url, HTTP_ACCEPT="text/html").status_code == 200
+    assert len(built) == 1
+
+
+def test_a_public_record_of_a_game_whose_match_is_not_done_is_built_for_each_request_and_never_cached(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    game = played_with_owner(make_cast("banter"))
+    Match.objects.filter(pk=game.match_id).update(status=Match.Status.LIVE)
+    built = counted_builds(monkeypatch)
+    url = f"/api/games/{game.pk}/record/"
+    assert client_for().get(url).json() == client_for().get(url).json()
+    assert len(built) == 2
+    Match.objects.filter(pk=game.match_id).update(status=Match.Status.DONE)
+    client_for().get(url)
+    client_for().get(url)
+    assert len(built) == 3
 
 
 def test_games_filter_by_competition_match_and_winner() -> None:

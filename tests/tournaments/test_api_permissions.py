@@ -83,10 +83,16 @@ WRITES: dict[str, Write] = {
         lambda c: (f"/api/clubs/{c.club.pk}/members/", {"player": c.stranger.pk}),
         (401, 403, 403, 403, 201),
     ),
+    "clubs.update": Write(
+        "patch",
+        lambda c: (f"/api/clubs/{c.club.pk}/", {"competition_creators": "members"}),
+        (401, 403, 403, 403, 200),
+    ),
     "tournaments.create": Write(
         "post",
         lambda c: ("/api/tournaments/", {"club": c.club.pk, "name": "Cup", "game": "war"}),
-        (401, 403, 403, 201, 201),
+        # A club lets only its organisers create competitions unless it says otherwise (test_api_clubs.py).
+        (401, 403, 403, 403, 201),
     ),
     "tournaments.update": Write(
         "patch", lambda c: (f"/api/tournaments/{c.competition.pk}/", {"name": "Cup"}), (401, 403, 403, 403, 200)
@@ -129,6 +135,7 @@ def _effect_happened(name: str, cast: Cast) -> bool:
         "bots.retire": lambda: Bot.objects.get(pk=cast.version.bot_id).retired_at is not None,
         "bots.versions.create": lambda: BotVersion.objects.filter(bot_id=cast.version.bot_id).count() == 2,
         "clubs.create": lambda: Club.objects.filter(slug="new-club").exists(),
+        "clubs.update": lambda: Club.objects.get(pk=cast.club.pk).competition_creators == "members",
         "clubs.members.add": lambda: Membership.objects.filter(club=cast.club, player=cast.stranger).exists(),
         "tournaments.create": lambda: Competition.objects.filter(name="Cup").exists(),
         "tournaments.update": lambda: competition.name == "Cup",

@@ -264,6 +264,24 @@ def test_a_game_of_an_unfinished_match_is_served_without_seed_deal_or_salt_even_
         assert refused.json() == {"detail": "the private record is shown once the match is done"}
 
 
+def test_a_cached_public_record_reveals_the_seed_and_salt_only_while_the_match_is_done() -> None:
+    competition = mixed_competition()
+    match = next(m for m in competition.matches.all() if seats_people(m))
+    game, salt = finish_live_match(match)
+    url = f"/api/games/{game.pk}/record/"
+    Match.objects.filter(pk=match.pk).update(status=Match.Status.LIVE)
+    text = client_for().get(url).content.decode()
+    assert seeds_shown(text, game.seed, match.seed) == [] and salt not in text
+    Match.objects.filter(pk=match.pk).update(status=Match.Status.DONE)
+    # Built and cached now; served from the cache the second time, the proof of the deal with it.
+    for _ in range(2):
+        body = client_for().get(url).json()
+        assert (body["seed"], body["salt"], body["commitment"]) == (game.seed, salt, match.commitments[0])
+    Match.objects.filter(pk=match.pk).update(status=Match.Status.LIVE)
+    text = client_for().get(url).content.decode()
+    assert seeds_shown(text, game.seed, match.seed) == [] and salt not in text
+
+
 def test_a_bot_match_reveals_nothing_beyond_what_it_did_before() -> None:
     competition = mixed_competition()
     match = next(m for m in competition.matches.all() if not seats_people(m))

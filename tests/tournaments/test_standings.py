@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import itertools
 from fractions import Fraction
 from typing import Any
 
 import pytest
 
 from tests.factories import CompetitionFactory, EntrantFactory, full_options
+from tests.league.test_api_support import client_for
 from tests.tournaments.helpers import game_played, match_between, match_result, seats_of, started
 from tournaments.models import Competition, Entrant
 from tournaments.selectors import competition_standings
@@ -104,6 +106,18 @@ def test_war_orders_by_match_points_then_games_won_then_fewer_rounds() -> None:
         (2, "B", Fraction(3, 2), [Fraction(3, 2), 3, 500]),
         (3, "C", Fraction(0), [Fraction(0), 0, 0]),
     ]
+    # The API says which way each column ranks (issue 11, finding 11), so a client can check the order.
+    rows = client_for().get(f"/api/tournaments/{competition.pk}/standings/").json()["results"]
+    orders = [(t["field"], t["order"]) for t in rows[0]["tiebreaks"]]
+    assert orders == [("match_points", "higher_first"), ("games_won", "higher_first"), ("rounds_needed", "lower_first")]
+    for upper, lower in itertools.pairwise(rows):
+        differing = [
+            (Fraction(u["exact"]), Fraction(v["exact"]), u["order"])
+            for u, v in zip(upper["tiebreaks"], lower["tiebreaks"], strict=True)
+            if u["exact"] != v["exact"]
+        ]
+        above, below, order = differing[0]
+        assert above > below if order == "higher_first" else above < below
 
 
 def test_punk_places_share_points_and_ties_after_every_tiebreak_share_a_rank() -> None:

@@ -18,7 +18,7 @@ from tournaments.models import Competition, Match
 from tournaments.services.competitions import competition_cancel, competition_start
 from tournaments.services.play import competition_play_now, match_retry
 
-CompetitionAction = Callable[[admin.ModelAdmin, HttpRequest, QuerySet[Competition]], None]
+CompetitionAction = Callable[[admin.ModelAdmin[Competition], HttpRequest, QuerySet[Competition]], None]
 
 
 def matches_text(count: int) -> str:
@@ -56,7 +56,7 @@ def run_step(step: str, competition: Competition) -> tuple[int, str]:
 
 
 def run_steps(
-    model_admin: admin.ModelAdmin, request: HttpRequest, step: str, competitions: Sequence[Competition]
+    model_admin: admin.ModelAdmin[Competition], request: HttpRequest, step: str, competitions: Sequence[Competition]
 ) -> None:
     """Do one step for each competition, and tell the organiser how each went."""
     for competition in competitions:
@@ -71,7 +71,9 @@ def run_steps(
 def step_action(step: str, *, name: str, description: str) -> CompetitionAction:
     """A changelist action that does one step for each selected competition, in the order they were made."""
 
-    def action(model_admin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[Competition]) -> None:
+    def action(
+        model_admin: admin.ModelAdmin[Competition], request: HttpRequest, queryset: QuerySet[Competition]
+    ) -> None:
         run_steps(model_admin, request, step, list(queryset.order_by("id")))
 
     # Django knows an action by its function's name: the changelist posts it back as ``action``.
@@ -92,7 +94,7 @@ cancel_competitions = step_action("cancel", name="cancel_competitions", descript
 
 
 @admin.action(description="Retry the selected matches in error (back to pending)", permissions=["run"])
-def retry_matches(model_admin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[Match]) -> None:
+def retry_matches(model_admin: admin.ModelAdmin[Match], request: HttpRequest, queryset: QuerySet[Match]) -> None:
     retried = 0
     for match in queryset.order_by("id"):
         try:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin.options import InlineModelAdmin
 from django.db.models import Count, Model, Q, QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 
@@ -29,15 +30,19 @@ from tournaments.services.competitions import (
     entrant_withdraw,
 )
 
+if TYPE_CHECKING:
+    # Only in django-stubs: the shape of ModelAdmin.fieldsets.
+    from django.contrib.admin.options import _FieldsetSpec
 
-class EntrantInline(ReadOnlyInline):
+
+class EntrantInline(ReadOnlyInline[Entrant, Competition]):
     """The entrant list: read-only, and an entrant can be withdrawn until the competition starts.
 
     New entrants come through "Add entrants", which checks the game, readiness and room.
     """
 
     model = Entrant
-    fields = ["name", "bot_version", "player", "joined_at"]
+    fields = ("name", "bot_version", "player", "joined_at")
     readonly_fields = fields
     show_change_link = True
 
@@ -59,7 +64,7 @@ class CompetitionAdmin(CompetitionRunViews):
     inlines = [EntrantInline]
     actions = [start_competitions, play_pending_matches, retry_errored_matches, cancel_competitions]
     change_form_template = "admin/tournaments/competition/change_form.html"
-    info_fields = [
+    info_fields = (
         "club",
         "kind",
         "game",
@@ -76,7 +81,7 @@ class CompetitionAdmin(CompetitionRunViews):
         "created_at",
         "started_at",
         "finished_at",
-    ]
+    )
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Competition]:
         return (
@@ -124,7 +129,7 @@ class CompetitionAdmin(CompetitionRunViews):
             kwargs["form"] = CompetitionChangeForm
         return super().get_form(request, obj, change=change, **kwargs)
 
-    def get_fieldsets(self, request: HttpRequest, obj: Competition | None = None) -> list[tuple[str | None, Any]]:
+    def get_fieldsets(self, request: HttpRequest, obj: Competition | None = None) -> _FieldsetSpec:
         if obj is None:
             return [(None, {"fields": [*CompetitionAddForm.Meta.fields[:-1], "organiser", "seed"]})]
         return [
@@ -140,7 +145,9 @@ class CompetitionAdmin(CompetitionRunViews):
         # Once the schedule exists its rules are fixed: only the name can still change.
         return [*self.info_fields, *RULE_FIELDS]
 
-    def save_model(self, request: HttpRequest, obj: Competition, form: forms.ModelForm, change: bool) -> None:
+    def save_model(
+        self, request: HttpRequest, obj: Competition, form: forms.ModelForm[Competition], change: bool
+    ) -> None:
         data = form.cleaned_data
         if change:
             changed = set(form.changed_data)
@@ -171,18 +178,22 @@ class CompetitionAdmin(CompetitionRunViews):
         )
         adopt(obj, created)
 
-    def save_related(self, request: HttpRequest, form: forms.ModelForm, formsets: Any, change: bool) -> None:
+    def save_related(
+        self, request: HttpRequest, form: forms.ModelForm[Competition], formsets: Any, change: bool
+    ) -> None:
         # The organisers were set by competition_create; only the entrant list's withdrawals remain.
         for formset in formsets:
             self.save_formset(request, form, formset, change)
 
-    def save_formset(self, request: HttpRequest, form: forms.ModelForm, formset: Any, change: bool) -> None:
+    def save_formset(
+        self, request: HttpRequest, form: forms.ModelForm[Competition], formset: Any, change: bool
+    ) -> None:
         withdrawn = [entrant_form.instance for entrant_form in formset.deleted_forms]
         for entrant in withdrawn:
             entrant_withdraw(entrant=entrant)
         formset_saved(formset, deleted=list(withdrawn))
 
-    def get_inlines(self, request: HttpRequest, obj: Competition | None) -> list[type[admin.TabularInline]]:
+    def get_inlines(self, request: HttpRequest, obj: Competition | None) -> list[type[InlineModelAdmin[Any, Any]]]:
         # A new competition has no entrants; they join once it exists.
         return list(self.inlines) if obj is not None else []
 
@@ -207,7 +218,7 @@ class CompetitionAdmin(CompetitionRunViews):
 
 
 @admin.register(Entrant)
-class EntrantAdmin(CompetitionPartAdmin):
+class EntrantAdmin(CompetitionPartAdmin[Entrant]):
     list_display = ["name", "competition", "kind", "bot_version", "player", "joined_at"]
     list_filter = ["competition__game", ("competition", admin.RelatedOnlyFieldListFilter)]
     search_fields = ["name", "competition__name", "player__display_name", "bot_version__bot__name"]

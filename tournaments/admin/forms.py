@@ -12,7 +12,14 @@ from django.http import HttpRequest
 from django.utils.html import escape
 
 from engine.games import GAME_NAMES, get_game
-from league.admin import add_service_errors, is_superuser, organised_club_ids, own_player, player_lookup
+from league.admin import (
+    add_service_errors,
+    is_superuser,
+    model_choice_field,
+    organised_club_ids,
+    own_player,
+    player_lookup,
+)
 from league.models import BotVersion, Club, Player
 from tournaments.models import Competition
 from tournaments.services.competitions import validate_ruleset
@@ -42,7 +49,7 @@ def check_options(form: forms.BaseForm, data: dict[str, Any], *, game: str, play
         add_service_errors(form, error)
 
 
-class CompetitionAddForm(forms.ModelForm):
+class CompetitionAddForm(forms.ModelForm[Competition]):
     organiser = forms.ModelChoiceField(
         queryset=Player.objects.none(), help_text="Recorded as the creator and first organiser of the competition."
     )
@@ -89,16 +96,17 @@ class CompetitionAddForm(forms.ModelForm):
             self.fields["organiser"].widget = player_lookup()
         else:
             clubs = clubs.filter(pk__in=organised_club_ids(self.request))
-            organisers = Player.objects.filter(pk=me.pk if me else None)
-        self.fields["club"].queryset = clubs
-        self.fields["organiser"].queryset = organisers
+            organisers = Player.objects.filter(pk=me.pk) if me else Player.objects.none()
+        model_choice_field(self, "club").queryset = clubs
+        model_choice_field(self, "organiser").queryset = organisers
         if me is not None:
             self.fields["organiser"].initial = me.pk
         if clubs.count() == 1:
             self.fields["club"].initial = clubs.get().pk
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         game, people = data.get("game"), data.get("players_per_match")
         if game and people and "options" not in self.errors:
             check_options(self, data, game=game, players_per_match=people)
@@ -108,7 +116,7 @@ class CompetitionAddForm(forms.ModelForm):
         return data
 
 
-class CompetitionChangeForm(forms.ModelForm):
+class CompetitionChangeForm(forms.ModelForm[Competition]):
     """The name can change at any time; rules and size only while entries are open (competition_update).
 
     The fields are the model's, not declared here, so the admin can drop the read-only ones once the
@@ -125,15 +133,23 @@ class CompetitionChangeForm(forms.ModelForm):
             self.fields["games_per_match"].validators += [MinValueValidator(1), MaxValueValidator(1000)]
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         competition: Competition = self.instance
         if "options" in self.changed_data and "options" not in self.errors:
             check_options(self, data, game=competition.game, players_per_match=competition.players_per_match)
         return data
 
 
+class BotVersionsField(forms.ModelMultipleChoiceField[BotVersion]):
+    """Bot versions offered by bot, number, strategy and owner rather than by their str()."""
+
+    def label_from_instance(self, obj: BotVersion) -> str:
+        return f"{obj.bot.name} v{obj.number} — {obj.strategy or obj.kind}, {obj.bot.owner.display_name}"
+
+
 class AddEntrantsForm(forms.Form):
-    bot_versions = forms.ModelMultipleChoiceField(
+    bot_versions = BotVersionsField(
         queryset=BotVersion.objects.none(), required=False, widget=FilteredSelectMultiple("bot versions", False)
     )
     players = forms.ModelMultipleChoiceField(
@@ -161,14 +177,12 @@ class AddEntrantsForm(forms.Form):
             .order_by("display_name", "id")
             .distinct()
         )
-        self.fields["bot_versions"].queryset = versions
-        self.fields["bot_versions"].label_from_instance = lambda v: (
-            f"{v.bot.name} v{v.number} — {v.strategy or v.kind}, {v.bot.owner.display_name}"
-        )
-        self.fields["players"].queryset = players
+        model_choice_field(self, "bot_versions").queryset = versions
+        model_choice_field(self, "players").queryset = players
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         if not data.get("bot_versions") and not data.get("players") and not self.errors:
             raise ValidationError("choose at least one bot version or player")
         return data

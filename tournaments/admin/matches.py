@@ -18,15 +18,15 @@ from tournaments.admin.seeds import match_seed_text
 from tournaments.models import Match, MatchParticipant, Round
 
 
-class MatchInline(ReadOnlyInline):
+class MatchInline(ReadOnlyInline[Match, Round]):
     model = Match
-    fields = ["number", "status", "finished_at"]
+    fields = ("number", "status", "finished_at")
     readonly_fields = fields
     show_change_link = True
 
 
 @admin.register(Round)
-class RoundAdmin(CompetitionPartAdmin):
+class RoundAdmin(CompetitionPartAdmin[Round]):
     list_display = ["__str__", "competition", "match_count", "created_at"]
     list_filter = ["competition__game", ("competition", admin.RelatedOnlyFieldListFilter)]
     search_fields = ["competition__name"]
@@ -43,9 +43,9 @@ class RoundAdmin(CompetitionPartAdmin):
         return getattr(round_, "match_total", 0)
 
 
-class ParticipantInline(ReadOnlyInline):
+class ParticipantInline(ReadOnlyInline[MatchParticipant, Match]):
     model = MatchParticipant
-    fields = ["seat", "entrant", "rank", "score", "match_units"]
+    fields = ("seat", "entrant", "rank", "score", "match_units")
     readonly_fields = fields
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[MatchParticipant]:
@@ -53,7 +53,7 @@ class ParticipantInline(ReadOnlyInline):
 
 
 @admin.register(Match)
-class MatchAdmin(CompetitionPartAdmin):
+class MatchAdmin(CompetitionPartAdmin[Match]):
     list_display = ["__str__", "competition", "round_number", "number", "seated", "status", "finished_at"]
     list_filter = ["status", "competition__game", ("competition", admin.RelatedOnlyFieldListFilter)]
     search_fields = ["competition__name", "participants__entrant__name"]

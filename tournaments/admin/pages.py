@@ -101,7 +101,8 @@ def standings_lines(competition: Competition) -> tuple[list[str], list[StandingL
         )
         for row in rows
     ]
-    return [t.label for t in TIEBREAKS[competition.game]], lines
+    # The help line under the table reads "Ordered by ..., then Rounds needed (fewer first)".
+    return [t.label if t.descending else f"{t.label} (fewer first)" for t in TIEBREAKS[competition.game]], lines
 
 
 def seat_lines(participants: Sequence[MatchParticipant], players_per_match: int) -> list[SeatLine]:

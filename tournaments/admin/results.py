@@ -25,13 +25,13 @@ def pretty_json(value: Any, *, compact: bool = False) -> str:
 
 
 @admin.register(Game)
-class GameAdmin(MatchPartAdmin):
+class GameAdmin(MatchPartAdmin[Game]):
     list_display = ["__str__", "match", "competition", "number", "winner", "seed_shown", "recorded_at"]
     list_filter = ["match__competition__game", ("match__competition", admin.RelatedOnlyFieldListFilter)]
     search_fields = ["match__competition__name", "winner__name"]
     list_select_related = ["match__competition", "winner"]
     date_hierarchy = "recorded_at"
-    fields = [
+    fields = (
         "match",
         "number",
         "winner",
@@ -43,7 +43,7 @@ class GameAdmin(MatchPartAdmin):
         "deal_view",
         "record_view",
         "recorded_at",
-    ]
+    )
     readonly_fields = fields
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Game]:
@@ -94,12 +94,12 @@ class GameAdmin(MatchPartAdmin):
 
 
 @admin.register(MatchSet)
-class MatchSetAdmin(MatchPartAdmin):
+class MatchSetAdmin(MatchPartAdmin[MatchSet]):
     list_display = ["__str__", "match", "game_number", "number", "play_on", "score_summary"]
     list_filter = ["play_on", "match__competition__game", ("match__competition", admin.RelatedOnlyFieldListFilter)]
     search_fields = ["match__competition__name"]
     list_select_related = ["match", "game"]
-    fields = ["match", "game", "number", "play_on", "scores_view"]
+    fields = ("match", "game", "number", "play_on", "scores_view")
     readonly_fields = fields
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[MatchSet]:
@@ -123,7 +123,7 @@ class MatchSetAdmin(MatchPartAdmin):
 
 
 @admin.register(Standing)
-class StandingAdmin(CompetitionPartAdmin):
+class StandingAdmin(CompetitionPartAdmin[Standing]):
     list_display = [
         "entrant",
         "competition",
@@ -141,7 +141,7 @@ class StandingAdmin(CompetitionPartAdmin):
     search_fields = ["entrant__name", "competition__name"]
     list_select_related = ["entrant", "competition"]
     ordering = ["competition_id", "-match_units", "entrant__name"]
-    fields = [
+    fields = (
         "competition",
         "entrant",
         "played",
@@ -161,7 +161,7 @@ class StandingAdmin(CompetitionPartAdmin):
         "sigma",
         "ordinal",
         "updated_at",
-    ]
+    )
     readonly_fields = fields
 
     @admin.display(description="Match points", ordering="match_units")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 from django.contrib import admin
 from django.db.models import Model
 from django.http import HttpRequest
@@ -9,20 +11,23 @@ from django.http import HttpRequest
 from league.admin import ClubScopedAdmin, can_organise, is_superuser, organised_club_ids
 from tournaments.models import Competition
 
+_M = TypeVar("_M", bound=Model)
+_Parent = TypeVar("_Parent", bound=Model)
 
-class CompetitionPartAdmin(ClubScopedAdmin):
+
+class CompetitionPartAdmin(ClubScopedAdmin[_M]):
     """Something played in a competition: organisers see those of their clubs' competitions."""
 
     club_lookup = "competition__club_id"
 
 
-class MatchPartAdmin(ClubScopedAdmin):
+class MatchPartAdmin(ClubScopedAdmin[_M]):
     """Something recorded in a match (a game, a set): organisers see those of their clubs' competitions."""
 
     club_lookup = "match__competition__club_id"
 
 
-class ReadOnlyInline(admin.TabularInline):
+class ReadOnlyInline(admin.TabularInline[_M, _Parent]):
     """Rows listed on their parent's page for organisers to read: never added, changed or deleted there."""
 
     extra = 0

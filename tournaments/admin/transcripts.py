@@ -23,9 +23,9 @@ from tournaments.models import Transcript, TranscriptEvent
 from tournaments.services.transcripts import TranscriptConflict, transcript_accept, transcript_void
 
 
-class TranscriptEventInline(ReadOnlyInline):
+class TranscriptEventInline(ReadOnlyInline[TranscriptEvent, Transcript]):
     model = TranscriptEvent
-    fields = ["at", "actor", "action", "from_status", "to_status", "note"]
+    fields = ("at", "actor", "action", "from_status", "to_status", "note")
     readonly_fields = fields
     verbose_name = "audit event"
 
@@ -34,7 +34,7 @@ class TranscriptEventInline(ReadOnlyInline):
 
 
 def _settle(
-    model_admin: admin.ModelAdmin,
+    model_admin: admin.ModelAdmin[Transcript],
     request: HttpRequest,
     queryset: QuerySet[Transcript],
     settle: Callable[[Transcript, Player], Transcript],
@@ -59,7 +59,9 @@ def _settle(
 
 
 @admin.action(description="Void the selected transcripts", permissions=["settle"])
-def void_transcripts(model_admin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[Transcript]) -> None:
+def void_transcripts(
+    model_admin: admin.ModelAdmin[Transcript], request: HttpRequest, queryset: QuerySet[Transcript]
+) -> None:
     def void(transcript: Transcript, player: Player) -> Transcript:
         return transcript_void(
             transcript=transcript, player=player, reason=f"voided by {player.display_name} in the admin site"
@@ -69,7 +71,9 @@ def void_transcripts(model_admin: admin.ModelAdmin, request: HttpRequest, querys
 
 
 @admin.action(description="Accept the selected transcripts", permissions=["settle"])
-def accept_transcripts(model_admin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[Transcript]) -> None:
+def accept_transcripts(
+    model_admin: admin.ModelAdmin[Transcript], request: HttpRequest, queryset: QuerySet[Transcript]
+) -> None:
     def accept(transcript: Transcript, player: Player) -> Transcript:
         return transcript_accept(transcript=transcript, player=player, note="accepted in the admin site")
 
@@ -77,13 +81,13 @@ def accept_transcripts(model_admin: admin.ModelAdmin, request: HttpRequest, quer
 
 
 @admin.register(Transcript)
-class TranscriptAdmin(MatchPartAdmin):
+class TranscriptAdmin(MatchPartAdmin[Transcript]):
     list_display = ["__str__", "competition", "game_number", "submitted_by", "status", "reason", "updated_at"]
     list_filter = ["status", "match__competition__game", ("match__competition", admin.RelatedOnlyFieldListFilter)]
     search_fields = ["match__competition__name", "submitted_by__display_name"]
     list_select_related = ["match__competition", "submitted_by"]
     ordering = ["-updated_at", "-id"]
-    fields = ["match", "number", "game_number", "submitted_by", "status", "reason", "created_at", "record_shown"]
+    fields = ("match", "number", "game_number", "submitted_by", "status", "reason", "created_at", "record_shown")
     readonly_fields = fields
     inlines = [TranscriptEventInline]
     actions = [void_transcripts, accept_transcripts]

@@ -24,7 +24,7 @@ def change_url(object_id: object) -> str:
     return reverse("admin:tournaments_competition_change", args=[object_id])
 
 
-class CompetitionRunViews(ClubScopedAdmin):
+class CompetitionRunViews(ClubScopedAdmin[Competition]):
     """The views an organiser runs a competition with, for CompetitionAdmin to serve beside Django's own."""
 
     def has_run_permission(self, request: HttpRequest) -> bool:

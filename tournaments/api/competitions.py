@@ -57,8 +57,11 @@ class CompetitionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, views
         data.is_valid(raise_exception=True)
         fields = dict(data.validated_data)
         player = viewing_player(request)
-        if player is None or club_role(club=fields["club"], player=player) is None:
+        role = None if player is None else club_role(club=fields["club"], player=player)
+        if player is None or role is None:
             raise PermissionDenied("only members of the club may create its competitions")
+        if not fields["club"].lets_create_competitions(role):
+            raise PermissionDenied("in this club only organisers create competitions (its competition_creators)")
         competition = competition_create(created_by=player, **fields)
         return self._shown(competition, status.HTTP_201_CREATED)
 

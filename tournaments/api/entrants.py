@@ -27,6 +27,22 @@ def _answers_for(entrant_owner: int | None, player: Player | None) -> bool:
     return player is not None and entrant_owner == player.pk
 
 
+def _one_of_two(given: str, absent: str) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "title": given,
+        "properties": {
+            given: {"type": "integer", "description": f"the {given}'s id"},
+            absent: {"type": "integer", "nullable": True, "enum": [None], "description": "null, or left out"},
+        },
+        "required": [given],
+    }
+
+
+#: EntrantJoinSerializer as the schema states it: exactly one of the two ids.
+JOIN_REQUEST = {"oneOf": [_one_of_two("bot_version", "player"), _one_of_two("player", "bot_version")]}
+
+
 class EntrantViewSet(CompetitionScoped, mixins.ListModelMixin, viewsets.GenericViewSet[Entrant]):
     serializer_class = EntrantSerializer
     lookup_value_converter = "int"
@@ -36,7 +52,7 @@ class EntrantViewSet(CompetitionScoped, mixins.ListModelMixin, viewsets.GenericV
             return Entrant.objects.none()
         return competition_entrants(competition=self.competition)
 
-    @extend_schema(request=EntrantJoinSerializer, responses={201: EntrantSerializer})
+    @extend_schema(request={"application/json": JOIN_REQUEST}, responses={201: EntrantSerializer})
     def create(self, request: Request, **kwargs: Any) -> Response:
         """Join: a bot owner enters a ready version of their bot, a person themself; an organiser adds anyone."""
         data = EntrantJoinSerializer(data=request.data)

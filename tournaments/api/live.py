@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 from asgiref.sync import sync_to_async
 from django.core.handlers.asgi import ASGIRequest
 from django.db import connection
-from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBase, JsonResponse, StreamingHttpResponse
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import APIException, NotAuthenticated, NotFound, PermissionDenied
@@ -17,6 +17,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.api_input import JSONInput
+from config.schema import errors
 from league.api.identity import acting_player, viewing_player
 from league.models import Player
 from tournaments.errors import Conflict
@@ -73,7 +75,7 @@ class TableSerializer(serializers.Serializer[Any]):
     server_time = serializers.DateTimeField()
 
 
-class MoveSerializer(serializers.Serializer[Any]):
+class MoveSerializer(JSONInput[Any]):
     action = serializers.CharField(max_length=200, help_text="one of the table's legal_actions")
     version = serializers.IntegerField(min_value=0, max_value=2**31 - 1, help_text="the table's version you saw")
     client_move_id = serializers.CharField(
@@ -107,6 +109,7 @@ class MatchTableView(APIView):
         responses={200: TableSerializer, 304: OpenApiResponse(description="unchanged since the ETag given")},
         summary="The live table as the caller may see it",
     )
+    @errors(add=[403])
     def get(self, request: Request, pk: int) -> Response:
         """A seated person's own view, or the spectator's public view (403 while the competition hides live tables).
 
@@ -124,6 +127,7 @@ class MatchMoveView(APIView):
     permission_classes = [IsAuthenticated]
 
     @extend_schema(request=MoveSerializer, responses={200: TableSerializer}, summary="Make a move at a live table")
+    @errors(add=[409])
     def post(self, request: Request, pk: int) -> Response:
         """One decision of the caller's seat. 400: illegal (the engine's reason); 409: stale version, out of turn,
         or out of time (the seat then forfeited); 403: not seated at this match. Nothing changes on an error.
@@ -169,7 +173,7 @@ class MyMatchesView(APIView):
         return Response(my_matches(player=player))
 
 
-async def match_events(request: HttpRequest, pk: int) -> HttpResponse:
+async def match_events(request: HttpRequest, pk: int) -> HttpResponseBase:
     """Server-sent events: ``event: table`` with the caller's table now and after every change.
 
     Authenticated like the API (the session, or ``Authorization: Token ...``).

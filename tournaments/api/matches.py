@@ -51,8 +51,11 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
         return Response(MatchDetailSerializer(match_detail().get(pk=match.pk)).data)
 
     # Not paginated (a match has a few bots), and so documented: the schema said a page of them (issue 11, 5).
-    @extend_schema(responses=BotRunSerializer(many=True))
-    @action(detail=True, methods=["get"], permission_classes=[IsAuthenticated], pagination_class=None)
+    # No filters either: the match's own runs, whatever the query string says.
+    @extend_schema(responses=BotRunSerializer(many=True), filters=False)
+    @action(
+        detail=True, methods=["get"], permission_classes=[IsAuthenticated], pagination_class=None, filter_backends=[]
+    )
     def logs(self, request: Request, pk: int) -> Response:
         """The logs of this match's uploaded and HTTP bots that the caller owns; nobody sees another's."""
         match = get_object_or_404(Match.objects.all(), pk=pk)

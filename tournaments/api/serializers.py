@@ -15,6 +15,7 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from config.api_input import JSONInput
 from league.api.serializers import game_field
 from league.models import BotVersion, Club, Player
 from tournaments.api.numbers import decimal_string, fraction_string, match_points
@@ -31,8 +32,8 @@ MAX_ENTRANTS = 100_000
 
 class CompetitionSerializer(serializers.ModelSerializer[Competition]):
     entrant_count = serializers.IntegerField(read_only=True)
-    organisers = serializers.PrimaryKeyRelatedField(many=True, read_only=True)
-    referees = serializers.PrimaryKeyRelatedField(many=True, read_only=True)
+    organisers = serializers.PrimaryKeyRelatedField[Player](many=True, read_only=True)
+    referees = serializers.PrimaryKeyRelatedField[Player](many=True, read_only=True)
 
     class Meta:
         model = Competition
@@ -63,7 +64,7 @@ class CompetitionSerializer(serializers.ModelSerializer[Competition]):
         read_only_fields = fields
 
 
-class CompetitionCreateSerializer(serializers.Serializer[Competition]):
+class CompetitionCreateSerializer(JSONInput[Competition]):
     club = serializers.PrimaryKeyRelatedField(queryset=Club.objects.all())
     name = serializers.CharField(max_length=120)
     game = game_field()
@@ -88,7 +89,7 @@ class CompetitionCreateSerializer(serializers.Serializer[Competition]):
     live_tables_public = serializers.BooleanField(default=True, help_text="whether anyone may watch live tables")
 
 
-class CompetitionUpdateSerializer(serializers.Serializer[Competition]):
+class CompetitionUpdateSerializer(JSONInput[Competition]):
     """Every field optional; rules and size change only while entries are open."""
 
     name = serializers.CharField(max_length=120, required=False)
@@ -128,7 +129,7 @@ class EntrantSerializer(serializers.ModelSerializer[Entrant]):
         return answerable_player_id(entrant)
 
 
-class EntrantJoinSerializer(serializers.Serializer[Entrant]):
+class EntrantJoinSerializer(JSONInput[Entrant]):
     """Exactly one of a bot version (by id) or a player (by id)."""
 
     bot_version = serializers.PrimaryKeyRelatedField(
@@ -270,7 +271,10 @@ class GameSerializer(serializers.ModelSerializer[Game]):
 
 class GameRecordSerializer(serializers.Serializer[Any]):
     visibility = serializers.ChoiceField(choices=["public", "private"])
-    record = serializers.JSONField(help_text="public: no seed or deal, a spectator's view after every step")
+    record = serializers.JSONField(
+        help_text="public: no seed or deal; views: a spectator's view at the start and what each step changed in it "
+        "(docs/records.md, Public views)"
+    )
     # Present only once a live match is done: what a player needs to check the deal (docs/fair-play.md).
     seed = serializers.IntegerField(required=False, help_text="revealed when the live match is done")
     salt = serializers.CharField(required=False, help_text="revealed when the live match is done")
@@ -285,13 +289,18 @@ class RecordQuerySerializer(serializers.Serializer[Any]):
 
 class TiebreakSerializer(serializers.Serializer[Any]):
     field = serializers.CharField()
-    label = serializers.CharField()
+    # DRF's metaclass takes declared fields off the class, but the stubs read this as Field.label.
+    label = serializers.CharField()  # type: ignore[assignment]
     #: A string so a fraction's decimal form stays as written; whole-number columns read the same.
     value = serializers.CharField()
     exact = serializers.CharField()
+    #: Which way the column ranks: War's rounds needed is lower-first, every other higher-first.
+    order = serializers.ChoiceField(choices=["higher_first", "lower_first"])
 
 
-class StandingRowSerializer(serializers.Serializer[StandingRow]):
+# Serializes StandingRows, but as the serializer of StandingViewSet (whose queryset is of Standing) and of
+# whole pages (many=True, which the stubs' instance type cannot express), so its instance type is Any.
+class StandingRowSerializer(serializers.Serializer[Any]):
     rank = serializers.IntegerField()
     entrant = EntrantBriefSerializer(source="standing.entrant")
     played = serializers.IntegerField(source="standing.played")
@@ -320,6 +329,7 @@ class StandingRowSerializer(serializers.Serializer[StandingRow]):
                 "label": tiebreak.label,
                 "value": decimal_string(Fraction(value)),
                 "exact": fraction_string(Fraction(value)),
+                "order": "higher_first" if tiebreak.descending else "lower_first",
             }
             for tiebreak, value in row.tiebreaks
         ]

@@ -25,7 +25,8 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from config.api_input import JSONParser
+from config.api_input import JSONInput, JSONObjectField, JSONParser
+from config.schema import errors
 from league.api.identity import viewing_player
 from league.models import Player
 from tournaments.api.scoping import CompetitionScoped, MatchScoped, schema_only
@@ -89,9 +90,9 @@ class TranscriptSerializer(serializers.ModelSerializer[Transcript]):
         return sorted(c.entrant_id for c in transcript.confirmations.all())
 
 
-class TranscriptSubmitSerializer(serializers.Serializer[Any]):
+class TranscriptSubmitSerializer(JSONInput[Any]):
     game_number = serializers.IntegerField(help_text="Which game of the match, from 0")
-    record = serializers.JSONField(help_text="The game in the engine's record format (docs/records.md)")
+    record = JSONObjectField(help_text="The game in the engine's record format (docs/records.md)")
 
 
 class TranscriptUploadSerializer(serializers.Serializer[Any]):
@@ -99,15 +100,15 @@ class TranscriptUploadSerializer(serializers.Serializer[Any]):
     file = serializers.FileField(help_text="A JSON file holding the record (docs/records.md)")
 
 
-class DisputeSerializer(serializers.Serializer[Any]):
+class DisputeSerializer(JSONInput[Any]):
     note = serializers.CharField(help_text="What is wrong with the transcript")
 
 
-class VoidSerializer(serializers.Serializer[Any]):
+class VoidSerializer(JSONInput[Any]):
     reason = serializers.CharField(help_text="Why the transcript is void")
 
 
-class AcceptSerializer(serializers.Serializer[Any]):
+class AcceptSerializer(JSONInput[Any]):
     note = serializers.CharField(required=False, allow_blank=True, default="")
 
 
@@ -130,6 +131,9 @@ def _uploaded_record(request: Request) -> object:
         return json.loads(upload.read())
     except (ValueError, UnicodeDecodeError) as exc:
         raise ValidationError({"file": [f"not valid JSON: {exc}"]}) from None
+    except RecursionError:
+        # As config.api_input.JSONParser does for a JSON body: json gives up about a thousand levels down.
+        raise ValidationError({"file": ["not valid JSON: nested too deeply"]}) from None
 
 
 class TranscriptViewSet(MatchScoped, viewsets.GenericViewSet[Transcript]):
@@ -161,11 +165,13 @@ class TranscriptViewSet(MatchScoped, viewsets.GenericViewSet[Transcript]):
         return Response(TranscriptSerializer(fresh).data, status=code)
 
     @extend_schema(responses=TranscriptSerializer(many=True))
+    @errors(add=[403])
     def list(self, request: Request, **kwargs: Any) -> Response:
         self._viewable()
         return Response(TranscriptSerializer(self.get_queryset(), many=True).data)
 
     @extend_schema(responses=TranscriptSerializer)
+    @errors(add=[403])
     def retrieve(self, request: Request, **kwargs: Any) -> Response:
         self._viewable()
         return Response(TranscriptSerializer(self._transcript()).data)
@@ -174,11 +180,12 @@ class TranscriptViewSet(MatchScoped, viewsets.GenericViewSet[Transcript]):
         request={"application/json": TranscriptSubmitSerializer, "multipart/form-data": TranscriptUploadSerializer},
         responses={201: TranscriptSerializer},
     )
+    @errors(add=[409])
     def create(self, request: Request, **kwargs: Any) -> Response:
         """Submit a game's record (JSON ``{"game_number", "record"}`` or a ``file`` upload); a worker verifies it."""
         player = _caller(request)
         if "file" in request.FILES:
-            data = TranscriptUploadSerializer(data=request.data)
+            data: serializers.Serializer[Any] = TranscriptUploadSerializer(data=request.data)
             data.is_valid(raise_exception=True)
             record = _uploaded_record(request)
         else:
@@ -191,6 +198,7 @@ class TranscriptViewSet(MatchScoped, viewsets.GenericViewSet[Transcript]):
         return self._shown(transcript, status.HTTP_201_CREATED)
 
     @extend_schema(request=None, responses=TranscriptSerializer)
+    @errors(add=[409], drop=[400])
     @action(detail=True, methods=["post"])
     def confirm(self, request: Request, **kwargs: Any) -> Response:
         """A participant confirms a verified transcript; a referee or organiser confirms it for everyone."""
@@ -199,6 +207,7 @@ class TranscriptViewSet(MatchScoped, viewsets.GenericViewSet[Transcript]):
         return self._shown(transcript)
 
     @extend_schema(request=DisputeSerializer, responses=TranscriptSerializer)
+    @errors(add=[409])
     @action(detail=True, methods=["post"])
     def dispute(self, request: Request, **kwargs: Any) -> Response:
         """A participant disputes a verified transcript; the competition's organisers and referees settle it."""
@@ -209,6 +218,7 @@ class TranscriptViewSet(MatchScoped, viewsets.GenericViewSet[Transcript]):
         return self._shown(transcript)
 
     @extend_schema(request=VoidSerializer, responses=TranscriptSerializer)
+    @errors(add=[409])
     @action(detail=True, methods=["post"])
     def void(self, request: Request, **kwargs: Any) -> Response:
         """An organiser or referee voids a transcript not yet accepted; its game awaits another transcript."""
@@ -219,6 +229,7 @@ class TranscriptViewSet(MatchScoped, viewsets.GenericViewSet[Transcript]):
         return self._shown(transcript)
 
     @extend_schema(request=AcceptSerializer, responses=TranscriptSerializer)
+    @errors(add=[409])
     @action(detail=True, methods=["post"])
     def accept(self, request: Request, **kwargs: Any) -> Response:
         """An organiser or referee accepts a verified or disputed transcript; a complete match is recorded."""
@@ -242,6 +253,7 @@ class DisputeViewSet(CompetitionScoped, viewsets.GenericViewSet[Transcript]):
         return competition_disputes(competition=self.competition)
 
     @extend_schema(responses=TranscriptSerializer(many=True))
+    @errors(add=[403])
     def list(self, request: Request, **kwargs: Any) -> Response:
         if not transcript_settler(competition=self.competition, player=_caller(request)):
             raise PermissionDenied("only the competition's organisers and referees see its disputes")

@@ -23,7 +23,7 @@ from typing import Any, NamedTuple
 from django.db import connection
 
 from engine.match import GamePlayed
-from engine.record import FORMAT, Record
+from engine.record import FORMAT, Record, without_bot_text
 from tournaments.fields import EncodedJSON
 from tournaments.fields import encode_compact as _encode
 from tournaments.models import Game
@@ -96,7 +96,8 @@ class GameEncoder:
         return f"{head}{number}\t{seating}\t{seed}\t{deal_text}\t{_escape(options)}\t{record}\t{result}\t{winner}\n"
 
     def _columns(self, played: GamePlayed) -> tuple[int, str, int, dict[str, Any] | None, str, str, str, int | None]:
-        record = played.record
+        # What the bot sent stays out of the public record (engine.record.without_bot_text).
+        record = without_bot_text(played.record)
         result = record.result
         result_text = "null" if result is None else _encode(result)
         seating = self._seatings.get(played.seating)
@@ -119,7 +120,7 @@ class GameEncoder:
             self._record_text(record, result_text),
             # The result column holds {} for a game without one (the record keeps its null).
             "{}" if not result else result_text,
-            None if winner is None else self.entrant_of[played.seating[winner]],  # type: ignore[index]
+            None if winner is None else self.entrant_of[played.seating[winner]],
         )
 
     def _new_ruleset(self, record: Record) -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 from collections.abc import Callable
 from datetime import datetime
 from typing import TypeVar
@@ -253,7 +254,7 @@ def live_clocks_enforce(*, now: datetime | None = None) -> int:
     forfeited = 0
     due = LiveTable.objects.filter(deadline__lte=now, finished_at__isnull=True, match__status=Match.Status.LIVE)
     for match_id in due.values_list("match_id", flat=True).distinct():
-        forfeited += retrying_deadlocks(lambda match_id=match_id: _forfeit_late(match_id, now))
+        forfeited += retrying_deadlocks(functools.partial(_forfeit_late, match_id, now))
     return forfeited
 
 

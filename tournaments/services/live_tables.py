@@ -11,10 +11,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import lru_cache
-from typing import Any
+from typing import Any, cast
 
 from django.conf import settings
 from django.db import connection, transaction
+from django.db.models import Field
 from django.http import Http404
 
 from engine.games import get_game, seats_for
@@ -242,10 +243,12 @@ _TABLE_CHANGES = ("game", "record", "turn_started_at", "decision_version", "cloc
 
 def _save_table(table: LiveTable) -> None:
     """A new table is inserted by the ORM; a change of one is a prepared UPDATE of what can change."""
-    if table.pk is None:
+    # django-stubs types pk as int, but a table not yet saved has none.
+    if cast("int | None", table.pk) is None:
         table.save()
         return
-    fields = [LiveTable._meta.get_field(name) for name in _TABLE_CHANGES]
+    # Each name is one of LiveTable's own columns, never a reverse relation (which get_field may also return).
+    fields = cast("list[Field[Any, Any]]", [LiveTable._meta.get_field(name) for name in _TABLE_CHANGES])
     assignments = ", ".join(f"{field.column} = %s" for field in fields)
     values = [field.get_db_prep_save(getattr(table, field.attname), connection) for field in fields]
     with sql_cursor() as cursor:

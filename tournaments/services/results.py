@@ -314,7 +314,8 @@ def _advance_ratings(cursor: SqlCursor, competition: _Competition, at: object) -
     """
     done = Match.Status.DONE
     cursor.execute(_READY_TO_RATE, [done, done, competition.id, False, Match.Status.CANCELLED])
-    rows = cursor.fetchall()
+    # Match id, entrant id, rank, mu, sigma, and how many matches are still open: as _READY_TO_RATE selects them.
+    rows: list[tuple[int, int, int | None, float, float, int]] = cursor.fetchall()
     if not rows:
         return False
     seats: dict[int, list[tuple[int, int]]] = {}

@@ -13,6 +13,7 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import TYPE_CHECKING, cast
 
 from django.conf import settings
 from django.db import transaction
@@ -23,6 +24,9 @@ from kombu.exceptions import ChannelError
 from tournaments.models import Match, Round
 from tournaments.services.live_start import live_matches_start
 from tournaments.services.live_tables import matches_with_people
+
+if TYPE_CHECKING:
+    from kombu.transport.virtual import Channel as VirtualChannel
 
 log = logging.getLogger(__name__)
 
@@ -125,7 +129,9 @@ def queue_depth(queue: str) -> int | None:
 
     try:
         with app.connection_for_write() as connection:
-            return int(connection.default_channel.queue_declare(queue=queue, passive=True).message_count)
+            # Redis and the embedded filesystem broker are both kombu virtual transports; StdChannel has no queues.
+            channel = cast("VirtualChannel", connection.default_channel)
+            return int(channel.queue_declare(queue=queue, passive=True).message_count)
     except ChannelError:
         # Redis drops an empty list, so "no such queue" just means nothing is waiting.
         return 0

@@ -22,6 +22,7 @@ Each status change writes a :class:`TranscriptEvent` in the same transaction.
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import timedelta
@@ -133,6 +134,40 @@ def _invalid(message: str) -> ValidationError:
     return ValidationError({"record": message})
 
 
+#: Far deeper than any record nests (a 1923 set table is six levels down), far shallower than where
+#: json gives up (about a thousand) or stops short of it when the record is stored (about 900).
+MAX_RECORD_DEPTH = 32
+
+
+def _unstorable(raw: object) -> str:
+    """Why a submitted document cannot be stored as it is, or "" when it can.
+
+    It is stored before the worker replays it, and PostgreSQL's jsonb refuses NUL characters,
+    lone surrogates (which JSON can spell, as ``"\\ud800"``) and NaN or Infinity (which a file
+    upload can hold). Walked without recursion: the nesting is what may be hostile.
+    """
+    stack: list[tuple[object, int]] = [(raw, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > MAX_RECORD_DEPTH:
+            return f"nested more than {MAX_RECORD_DEPTH} levels deep"
+        if isinstance(value, Mapping):
+            stack.extend((key, depth) for key in value)
+            stack.extend((item, depth + 1) for item in value.values())
+        elif isinstance(value, list):
+            stack.extend((item, depth + 1) for item in value)
+        elif isinstance(value, str):
+            if "\x00" in value:
+                return "text must not contain NUL characters (\\u0000)"
+            try:
+                value.encode()
+            except UnicodeEncodeError:
+                return "text must not contain lone surrogates (\\ud800 to \\udfff)"
+        elif isinstance(value, float) and not math.isfinite(value):
+            return "NaN and Infinity are not JSON numbers"
+    return ""
+
+
 def transcript_record(*, competition: Competition, people: int, raw: object) -> Record:
     """The engine's record for a submitted transcript, or a ValidationError naming the bad field.
 
@@ -143,6 +178,9 @@ def transcript_record(*, competition: Competition, people: int, raw: object) -> 
     """
     if not isinstance(raw, Mapping):
         raise _invalid("expected a JSON object in the engine's record format (docs/records.md)")
+    problem = _unstorable(raw)
+    if problem:
+        raise _invalid(problem)
     try:
         record = Record.from_dict(dict(raw))
     except EngineError as exc:

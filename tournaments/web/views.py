@@ -4,16 +4,16 @@ the browser asks the live API for the table, as any other client would."""
 from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
-from django.contrib.auth.views import LoginView
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.views.decorators.csrf import ensure_csrf_cookie
 
+from config.throttles import ThrottledLoginView
 from tournaments.models import Match
 
 
-class SignInView(LoginView):
+class SignInView(ThrottledLoginView):
     template_name = "play/login.html"
     redirect_authenticated_user = True
     # Without a ?next=, a person signing in wants their matches, not settings.LOGIN_REDIRECT_URL's profile page.

@@ -26,7 +26,7 @@ import sys
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -39,6 +39,9 @@ from league.services import bot_create, bot_version_create_builtin, club_create,
 from tournaments.models import Competition, Match
 from tournaments.services.competitions import competition_create, competition_start, entrant_join
 from tournaments.worker_processes import WorkerProcess
+
+if TYPE_CHECKING:
+    from kombu.transport.virtual import Channel as VirtualChannel
 
 #: What the tables play, in turn: three people each (or two and a bot), so each move has two others to reach.
 GAMES: list[tuple[str, dict[str, Any]]] = [("1923", {"mode": "set"}), ("punk", {})]
@@ -148,7 +151,8 @@ class Command(BaseCommand):
             worker.stop()
             if bot_tables:
                 with app.connection_for_write() as conn:
-                    conn.default_channel.queue_delete(queue)
+                    # The benchmark's Redis broker is a kombu virtual transport (StdChannel deletes no queues).
+                    cast("VirtualChannel", conn.default_channel).queue_delete(queue)
         self._report(tally, seen, tables=tables, workers=workers, duration=duration, warmup=warmup, think=(low, high))
 
     def _tables(self, count: int, bot_tables: int, seed: int) -> list[list[Seat]]:

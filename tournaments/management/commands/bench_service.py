@@ -19,7 +19,7 @@ import time
 import uuid
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -33,6 +33,9 @@ from league.services import bot_create, bot_version_create_builtin, club_create,
 from tournaments.models import Competition, Game
 from tournaments.services.competitions import competition_create, entrant_join
 from tournaments.worker_processes import WorkerProcess
+
+if TYPE_CHECKING:
+    from kombu.transport.virtual import Channel as VirtualChannel
 
 
 class Command(BaseCommand):
@@ -141,7 +144,8 @@ class Command(BaseCommand):
             for worker in workers:
                 worker.stop()
             with app.connection_for_write() as conn:
-                conn.default_channel.queue_delete(queue)
+                # The benchmark's Redis broker is a kombu virtual transport (StdChannel deletes no queues).
+                cast("VirtualChannel", conn.default_channel).queue_delete(queue)
 
     def _run_engine(self, competition: Competition, processes: int) -> tuple[float, CpuUse | None]:
         jobs = [

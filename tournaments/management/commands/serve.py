@@ -16,6 +16,9 @@ from django.core.management.base import BaseCommand, CommandParser
 
 from tournaments.worker_processes import WorkerProcess
 
+#: How long the worker may take to finish its tasks when the server stops, before it is killed.
+STOP_SECONDS = 5
+
 
 class Command(BaseCommand):
     help = "Run the development web server with a Celery worker and beat beside it."
@@ -42,4 +45,7 @@ class Command(BaseCommand):
         try:
             call_command("runserver", options["addrport"], use_reloader=False)
         finally:
-            worker.stop()
+            # Not a long warm shutdown: a match cut short is put back and played again (exactly-once
+            # recording), and whoever pressed Ctrl-C wants their terminal back.
+            self.stdout.write(f"stopping the worker (at most {STOP_SECONDS} s)")
+            worker.stop(timeout=STOP_SECONDS)

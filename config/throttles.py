@@ -1,0 +1,164 @@
+"""Request rates (docs/deploy.md, "Request rates"): DRF's throttles, counted in the shared cache.
+
+Each class is one scope of settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]. The rate is read
+per request, not once at import as DRF's own classes do, so a changed setting takes effect at once.
+A throttled request gets 429 with Retry-After (DRF's Throttled).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import time
+from typing import TYPE_CHECKING, cast
+
+from django.contrib.auth.views import LoginView
+from django.core.cache import cache
+from django.http import HttpRequest, HttpResponse
+from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.permissions import SAFE_METHODS
+from rest_framework.request import Request
+from rest_framework.settings import api_settings
+from rest_framework.throttling import BaseThrottle
+
+if TYPE_CHECKING:
+    # Only for the hints: rest_framework.views reads DEFAULT_THROTTLE_CLASSES, this module, when it loads.
+    from rest_framework.views import APIView
+
+_PERIODS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+class _Throttle(BaseThrottle):
+    """A fixed window per scope and client, counted with the cache's atomic increment.
+
+    DRF's SimpleRateThrottle reads a list of times, appends and writes it back: requests racing in
+    parallel each read the same list, and a burst of 16 at a time got far more than the rate.
+    """
+
+    scope = ""
+
+    def __init__(self) -> None:
+        self._wait = 0.0
+
+    def get_cache_key(self, request: Request, view: APIView | None) -> str | None:
+        raise NotImplementedError
+
+    def allow_request(self, request: Request, view: APIView | None) -> bool:
+        # Rates are "N/period" strings or None; djangorestframework-stubs types this setting's values as numbers.
+        rate = cast("str | None", api_settings.DEFAULT_THROTTLE_RATES.get(self.scope))
+        ident = self.get_cache_key(request, view) if rate else None
+        if rate is None or ident is None:
+            return True
+        count, _, period = rate.partition("/")
+        seconds = _PERIODS[period[0]]
+        now = time.time()
+        window = int(now // seconds)
+        key = f"throttle:{self.scope}:{ident}:{window}"
+        # The window's number is in the key, so a counter is never read after its window; the margin
+        # keeps it alive for a request that computed the window just before the boundary.
+        cache.add(key, 0, timeout=seconds + 60)
+        try:
+            made = cache.incr(key)
+        except ValueError:  # evicted between add and incr
+            cache.add(key, 1, timeout=seconds + 60)
+            made = 1
+        if made <= int(count):
+            return True
+        self._wait = (window + 1) * seconds - now
+        return False
+
+    def wait(self) -> float | None:
+        return self._wait
+
+
+class AnonymousReadThrottle(_Throttle):
+    """Reads by anyone not signed in, per client address."""
+
+    scope = "anon_read"
+
+    def get_cache_key(self, request: Request, view: APIView | None) -> str | None:
+        if request.user.is_authenticated or request.method not in SAFE_METHODS:
+            return None
+        return self.get_ident(request)
+
+
+class UserWriteThrottle(_Throttle):
+    """Writes by a signed-in user, per user: every POST, PATCH, PUT and DELETE of the API."""
+
+    scope = "user_write"
+
+    def get_cache_key(self, request: Request, view: APIView | None) -> str | None:
+        if not request.user.is_authenticated or request.method in SAFE_METHODS:
+            return None
+        return str(request.user.pk)
+
+
+class BotVersionThrottle(_Throttle):
+    """New bot versions, per user: each upload or URL starts a validation match on a worker."""
+
+    scope = "bot_version"
+
+    def get_cache_key(self, request: Request, view: APIView | None) -> str | None:
+        if request.method in SAFE_METHODS:
+            return None
+        return str(request.user.pk) if request.user.is_authenticated else self.get_ident(request)
+
+
+class LoginAddressThrottle(_Throttle):
+    """Sign-in attempts from one client address, whatever the username (guessing across accounts)."""
+
+    scope = "login"
+
+    def get_cache_key(self, request: Request, view: APIView | None) -> str | None:
+        if request.method in SAFE_METHODS:
+            return None
+        return self.get_ident(request)
+
+
+class LoginUsernameThrottle(_Throttle):
+    """Sign-in attempts at one username, from any address (guessing one account's password)."""
+
+    scope = "login_username"
+
+    def get_cache_key(self, request: Request, view: APIView | None) -> str | None:
+        if request.method in SAFE_METHODS:
+            return None
+        username = _submitted_username(request)
+        # Case and surrounding spaces don't make another account to guess at; hashed, as the username
+        # may be any text and of any length.
+        return hashlib.sha256(username.strip().lower().encode()).hexdigest() if username else None
+
+
+def _submitted_username(request: Request) -> str:
+    data = request.data
+    if not isinstance(data, dict):  # a JSON body that is not an object: the view answers 400
+        return ""
+    value = data.get("username")
+    return value if isinstance(value, str) else ""
+
+
+LOGIN_THROTTLES = (LoginAddressThrottle, LoginUsernameThrottle)
+
+
+class ThrottledLoginView(LoginView):
+    """Django's login form (the web table's and the browsable API's) under the API's login rates.
+
+    A throttled attempt is not checked at all: the form comes back with status 429, Retry-After,
+    ``retry_after`` in the context and the error among the form's own.
+    """
+
+    def post(self, request: HttpRequest, *args: object, **kwargs: object) -> HttpResponse:
+        drf_request = Request(request, parsers=[FormParser(), MultiPartParser()])
+        throttles = [cls() for cls in LOGIN_THROTTLES]
+        waits = [throttle.wait() or 0.0 for throttle in throttles if not throttle.allow_request(drf_request, None)]
+        if not waits:
+            return super().post(request, *args, **kwargs)
+        seconds = max(1, math.ceil(max(waits)))
+        # Unbound, so that the password is never checked: binding would authenticate when the errors are read.
+        form = self.get_form_class()(request, initial={"username": request.POST.get("username", "")})
+        form.cleaned_data = {}  # what add_error expects of a form that was cleaned
+        form.add_error(None, f"Too many sign-in attempts. Try again in {seconds} seconds.")
+        response = self.render_to_response(self.get_context_data(form=form, retry_after=seconds))
+        response.status_code = 429
+        response["Retry-After"] = str(seconds)
+        return response

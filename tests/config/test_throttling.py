@@ -1,0 +1,203 @@
+"""Request rates (issue 11, finding 3): sign-in, anonymous reads, writes and bot versions are throttled
+with 429 and Retry-After, counted atomically, from rates that are settings."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.test import Client
+from rest_framework.request import Request
+from rest_framework.test import APIClient, APIRequestFactory
+
+from config.throttles import LoginAddressThrottle
+from league.services import player_create
+from tests.factories import BotFactory, PlayerFactory
+
+pytestmark = pytest.mark.django_db
+
+ROOT = Path(__file__).resolve().parents[2]
+TOKEN_URL = "/api/auth/token/"
+
+
+@pytest.fixture
+def rates(settings: Any) -> Callable[..., None]:
+    """Sets the named scopes' rates for this test; every other scope is left off."""
+
+    def set_rates(**scoped: str) -> None:
+        defaults = dict.fromkeys(settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"])
+        settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {**defaults, **scoped}}
+
+    return set_rates
+
+
+def wrong_password(client: Client, username: str = "alice", address: str = "10.0.0.1") -> int:
+    response = client.post(TOKEN_URL, {"username": username, "password": "wrong"}, REMOTE_ADDR=address)
+    return response.status_code
+
+
+def test_token_attempts_from_one_address_are_throttled_with_retry_after(rates: Callable[..., None]) -> None:
+    rates(login="5/minute")
+    player_create(username="alice", password="right-password-1")
+    client = APIClient()
+    codes = [wrong_password(client, username=f"user{n}") for n in range(5)]
+    assert codes == [400] * 5
+    response = client.post(TOKEN_URL, {"username": "alice", "password": "right-password-1"}, REMOTE_ADDR="10.0.0.1")
+    assert response.status_code == 429
+    assert 1 <= int(response["Retry-After"]) <= 60
+    assert "throttled" in response.json()["detail"]
+    # Another address is counted apart.
+    other = client.post(TOKEN_URL, {"username": "alice", "password": "right-password-1"}, REMOTE_ADDR="10.0.0.2")
+    assert other.status_code == 200
+
+
+def test_attempts_at_one_username_are_throttled_from_any_address(rates: Callable[..., None]) -> None:
+    rates(login_username="3/minute")
+    client = APIClient()
+    assert [wrong_password(client, address=f"10.0.1.{n}") for n in range(3)] == [400] * 3
+    # The same account, whatever the case and spacing, from a fourth address.
+    assert wrong_password(client, username=" ALICE ", address="10.0.1.9") == 429
+    assert wrong_password(client, username="bob", address="10.0.1.9") == 400
+
+
+def test_a_forwarded_for_header_does_not_pick_the_counted_address(rates: Callable[..., None]) -> None:
+    rates(login="2/minute")
+    client = APIClient()
+    codes = [
+        client.post(
+            TOKEN_URL, {"username": "x", "password": "y"}, REMOTE_ADDR="10.0.2.1", HTTP_X_FORWARDED_FOR=f"192.0.2.{n}"
+        ).status_code
+        for n in range(3)
+    ]
+    assert codes == [400, 400, 429]
+
+
+def test_behind_a_proxy_the_address_it_appended_is_counted(rates: Callable[..., None], settings: Any) -> None:
+    rates(login="1/minute")
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "NUM_PROXIES": 1}
+    client = APIClient()
+
+    def attempt(forwarded: str) -> int:
+        response = client.post(
+            TOKEN_URL, {"username": "x", "password": "y"}, REMOTE_ADDR="10.9.9.9", HTTP_X_FORWARDED_FOR=forwarded
+        )
+        return response.status_code
+
+    # The client may prepend anything; the proxy's own entry is the last one.
+    assert attempt("6.6.6.6, 192.0.2.1") == 400
+    assert attempt("7.7.7.7, 192.0.2.1") == 429
+    assert attempt("6.6.6.6, 192.0.2.2") == 400
+
+
+def test_concurrent_attempts_never_exceed_the_rate(rates: Callable[..., None]) -> None:
+    """The finding: 300 wrong passwords 16 at a time were never refused. Counting is atomic.
+
+    The throttle itself, in 16 threads: through the view, each thread's sign-in would open a database
+    connection of its own outside the test's transaction.
+    """
+    rates(login="20/minute")
+    factory = APIRequestFactory()
+
+    def allowed(n: int) -> bool:
+        request = Request(factory.post(TOKEN_URL, {"username": f"user{n}"}, REMOTE_ADDR="10.0.3.1"))
+        return LoginAddressThrottle().allow_request(request, None)
+
+    with ThreadPoolExecutor(max_workers=16) as pool:
+        verdicts = list(pool.map(allowed, range(300)))
+    assert verdicts.count(True) == 20
+
+
+def test_anonymous_reads_are_throttled_per_address_and_signed_in_reads_are_not(
+    rates: Callable[..., None],
+) -> None:
+    rates(anon_read="3/minute")
+    anonymous = APIClient()
+    codes = [anonymous.get("/api/tournaments/", REMOTE_ADDR="10.0.4.1").status_code for _ in range(4)]
+    assert codes == [200, 200, 200, 429]
+    signed_in = APIClient()
+    signed_in.force_authenticate(PlayerFactory().user)
+    assert [signed_in.get("/api/tournaments/", REMOTE_ADDR="10.0.4.1").status_code for _ in range(4)] == [200] * 4
+
+
+def test_writes_are_throttled_per_user(rates: Callable[..., None]) -> None:
+    rates(user_write="2/minute")
+    owner, other = PlayerFactory(), PlayerFactory()
+    client = APIClient()
+    client.force_authenticate(owner.user)
+    codes = [client.post("/api/bots/", {"name": f"b{n}", "game": "war"}, format="json").status_code for n in range(3)]
+    assert codes == [201, 201, 429]
+    assert int(client.post("/api/bots/", {"name": "b9", "game": "war"}, format="json")["Retry-After"]) >= 1
+    client.force_authenticate(other.user)
+    assert client.post("/api/bots/", {"name": "c", "game": "war"}, format="json").status_code == 201
+    # Reads are not writes.
+    client.force_authenticate(owner.user)
+    assert client.get("/api/bots/").status_code == 200
+
+
+def test_bot_versions_have_a_rate_of_their_own(rates: Callable[..., None]) -> None:
+    rates(bot_version="2/hour", user_write="100/minute")
+    bot = BotFactory(game="war")
+    client = APIClient()
+    client.force_authenticate(bot.owner.user)
+    url = f"/api/bots/{bot.pk}/versions/"
+    body = {"kind": "builtin", "strategy": "random"}
+    codes = [client.post(url, body, format="json").status_code for _ in range(3)]
+    assert codes == [201, 201, 429]
+    assert int(client.post(url, body, format="json")["Retry-After"]) > 60
+    # Other writes of the same user go on.
+    assert client.post("/api/bots/", {"name": "next", "game": "war"}, format="json").status_code == 201
+
+
+@pytest.mark.parametrize("url", ["/accounts/login/", "/api/auth/login/"])
+def test_the_sign_in_forms_are_throttled_and_say_so(rates: Callable[..., None], url: str) -> None:
+    rates(login="2/minute")
+    player_create(username="carol", password="right-password-1")
+    client = Client()
+    for _ in range(2):
+        assert client.post(url, {"username": "carol", "password": "wrong"}, REMOTE_ADDR="10.0.5.1").status_code == 200
+    throttled = client.post(url, {"username": "carol", "password": "right-password-1"}, REMOTE_ADDR="10.0.5.1")
+    assert throttled.status_code == 429
+    assert int(throttled["Retry-After"]) >= 1
+    assert "Too many sign-in attempts" in throttled.content.decode()
+    assert "_auth_user_id" not in client.session  # the right password was not even tried
+
+
+def django_setup(rates: str) -> subprocess.CompletedProcess[str]:
+    """Settings loaded in a fresh process with THROTTLE_RATES set; prints the rates they hold."""
+    show = "from django.conf import settings; print(settings.REST_FRAMEWORK['DEFAULT_THROTTLE_RATES'])"
+    return subprocess.run(
+        [sys.executable, "-c", f"import django; django.setup(); {show}"],
+        env={**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.local", "THROTTLE_RATES": rates},
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+@pytest.mark.parametrize(
+    ("rates_setting", "message"),
+    [
+        ("login=5/fortnight", "is not scope=N/period"),
+        ("logins=5/minute", "unknown scope 'logins'"),
+        ("login", "is not scope=N/period"),
+    ],
+)
+def test_a_bad_rate_setting_is_refused_with_a_clear_message(rates_setting: str, message: str) -> None:
+    started = django_setup(rates_setting)
+    assert started.returncode != 0
+    assert message in started.stderr
+    assert "THROTTLE_RATES" in started.stderr
+
+
+def test_rates_are_read_from_the_environment() -> None:
+    started = django_setup("login=7/h,anon_read=off")
+    assert "'login': '7/h'" in started.stdout
+    assert "'anon_read': None" in started.stdout
+    assert "'user_write': '120/minute'" in started.stdout
