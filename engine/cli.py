@@ -143,7 +143,7 @@ def _game_setup(args: argparse.Namespace) -> tuple[Game, dict[str, str], list[st
     game = get_game(args.game)
     options = parse_assignments(args.option)
     bots = _bot_names(args.bots)
-    if bots and not getattr(game, "DECISIONS", True) and not all(is_external(bot) for bot in bots):
+    if bots and not game.DECISIONS and not all(is_external(bot) for bot in bots):
         # A bot file is still welcome: the harness starts it, as the server's validation does.
         raise UsageError(f"{game.NAME} has no decisions: leave out --bots (or give bot files to check they start)")
     return game, options, bots
@@ -151,7 +151,7 @@ def _game_setup(args: argparse.Namespace) -> tuple[Game, dict[str, str], list[st
 
 def cmd_play(args: argparse.Namespace) -> int:
     game, options, bots = _game_setup(args)
-    if getattr(game, "DECISIONS", True) and not bots:
+    if game.DECISIONS and not bots:
         raise UsageError(f"--bots is required for {game.NAME}: one bot name per player, e.g. random,random")
     deal = _read_deal(args)
     seed = args.seed if args.seed is not None else (0 if deal is not None else secrets.randbits(32))
@@ -172,7 +172,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     print(record.to_json() if args.json else summary(record, bots))
     for name, bot in remotes.items():
         # What the server shows only the bot's owner: here the owner is at the keyboard.
-        if bot.start_seconds is not None and not getattr(game, "DECISIONS", True):
+        if bot.start_seconds is not None and not game.DECISIONS:
             print(
                 f"{name}: started in {bot.start_seconds * 1000:.0f} ms; {game.NAME} asks it nothing more",
                 file=sys.stderr,
@@ -255,7 +255,7 @@ def commitment_problem(record: Record, published: str) -> str | None:
 
 def cmd_bench(args: argparse.Namespace) -> int:
     game, options, bots = _game_setup(args)
-    if getattr(game, "DECISIONS", True) and not bots:
+    if game.DECISIONS and not bots:
         # Punk's figures are for a table of 4 (docs/performance.md); other games start at their minimum.
         bots = ["random"] * (args.players or (4 if game.NAME == "punk" else game.MIN_PLAYERS))
     elif args.players is not None and args.players != len(bots):

@@ -57,7 +57,7 @@ def harness_agents(
     """Agents by seat, as :func:`engine.bots.seat_agents` lays them out, and the external bots by name."""
     game = get_game(game_name)
     remotes: dict[str, RemoteBot] = {}
-    if not getattr(game, "DECISIONS", True):
+    if not game.DECISIONS:
         # Nobody is asked anything (War): start each bot file, as the server's validation does.
         seats = seats_for(game, len(specs), options)
         parsed = game.parse_options(options, seats)

@@ -61,6 +61,9 @@ class Rng:
         clone._random.setstate(self._random.getstate())
         return clone
 
+    def __deepcopy__(self, memo: dict[int, object]) -> Rng:
+        return self.copy()
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Rng) and self._random.getstate() == other._random.getstate()
 

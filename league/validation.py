@@ -18,6 +18,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from config.background import enqueue_on_commit, queue_lost_some
 from engine.agents import Agent
 from engine.bots import make_bot, seat_agents
 from engine.errors import EngineError
@@ -25,7 +26,7 @@ from engine.games import get_game, seats_for
 from engine.rng import derive_seed
 from engine.runner import play_game
 from engine.sandbox import SandboxUnavailable
-from league.agents import remote_bot
+from league.agents import VersionBots
 from league.models import BotVersion
 
 log = logging.getLogger(__name__)
@@ -50,25 +51,27 @@ def validation_game(version: BotVersion) -> Verdict:
     seats = seats_for(game, people_count, {})
     options = game.parse_options({}, seats)
     seed = derive_seed(version.pk, "validation")
-    bot = remote_bot(version, game=game.NAME, players=seats, options=options)
+    # Participant 0 is the version; the opponents are strategies by name, not versions.
+    bots = VersionBots({0: version}, game=game.NAME, players=seats, options=options)
+    bot = bots.remote(0)
     try:
         bot.start()
         if bot.failure is not None:
             return _failed(bot.failure.cause, bot.failure.detail, bot.owner_log())
-        if not getattr(game, "DECISIONS", True):
+        if not game.DECISIONS:
             return Verdict(True, f"started and answered; {game.NAME} asks bots nothing more", bot.owner_log())
         # The version takes the first seat; built-in opponents the others, as a match would seat them.
         people = [VERSION, *[OPPONENT] * (people_count - 1)]
 
         def placed(name: str, seat: int, seats: int, parsed: Mapping[str, Any]) -> Agent:
             if name == VERSION:
-                return bot.seated(seat, 0)
+                return bots.agent(0, seat=seat, game_number=0, seed=seed)
             return make_bot(name, game=game.NAME, seat=seat, players=seats, options=parsed, seed=seed)
 
         agents = seat_agents(game.NAME, people, options, seed, make=placed)
         record = play_game(game.NAME, agents=agents, seed=seed, options=options)
     finally:
-        bot.close()
+        bots.close()
     forfeit = record.forfeit
     if forfeit is not None and forfeit.seat == 0:
         return _failed(f"{forfeit.cause} at move {forfeit.move}", forfeit.detail, bot.owner_log())
@@ -113,22 +116,29 @@ def bot_version_validate(*, version_id: int) -> BotVersion | None:
     return version
 
 
+#: The task that validates a version (league/tasks.py), sent by name: the tasks import this module.
+VALIDATE_BOT_VERSION = "league.tasks.validate_bot_version"
+
+
 def validation_release(*, version: BotVersion) -> None:
     """Send the version's validation to the workers once the transaction that made it commits."""
-    from league.tasks import validate_bot_version
-
     BotVersion.objects.filter(pk=version.pk).update(queued_at=timezone.now())
     # The games queue: a validation runs the bot in the sandbox, as a match does.
-    queue = settings.CELERY_GAMES_QUEUE
-    transaction.on_commit(lambda: validate_bot_version.apply_async((version.pk,), queue=queue))
+    enqueue_on_commit(VALIDATE_BOT_VERSION, version.pk, queue=settings.CELERY_GAMES_QUEUE)
 
 
 def validations_reap() -> int:
-    """Re-send validations whose task a broker lost (Redis keeps nothing across a restart); the number sent."""
+    """Re-send validations whose task a broker lost (Redis keeps nothing across a restart); the number sent.
+
+    Pending long after it was sent is not enough: a busy games queue holds validations for a while.
+    As for matches, only a queue holding fewer tasks than there are such versions has lost some.
+    """
     cutoff = timezone.now() - timedelta(seconds=settings.BOT_VALIDATION_GRACE)
     stale = list(
         BotVersion.objects.filter(status=BotVersion.Status.PENDING, queued_at__lt=cutoff).values_list("pk", flat=True)
     )
+    if not queue_lost_some(settings.CELERY_GAMES_QUEUE, waiting=len(stale)):
+        return 0
     for pk in stale:
         with transaction.atomic():
             validation_release(version=BotVersion(pk=pk))

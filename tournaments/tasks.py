@@ -8,6 +8,7 @@ from tournaments.services.live import live_clocks_enforce, live_match_record_if_
 from tournaments.services.live_bots import live_bots_play, live_bots_reap
 from tournaments.services.play import match_play
 from tournaments.services.scheduling import matches_reap
+from tournaments.services.transcripts import transcript_verify, transcripts_resend_stale
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True)
@@ -26,16 +27,12 @@ def reap_matches() -> None:
 @shared_task(acks_late=True, reject_on_worker_lost=True)
 def verify_transcript(transcript_id: int) -> None:
     """Replay a submitted transcript: verified or rejected. Idempotent: only a submitted one is judged."""
-    from tournaments.services.transcripts import transcript_verify
-
     transcript_verify(transcript_id=transcript_id)
 
 
 @shared_task
 def reap_transcripts() -> None:
     """Re-send the verification of transcripts still submitted long after submission (their task was lost)."""
-    from tournaments.services.transcripts import transcripts_resend_stale
-
     transcripts_resend_stale()
 
 

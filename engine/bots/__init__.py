@@ -9,26 +9,18 @@ engine's generator.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
 from engine.agents import Agent
+from engine.bots import banter_bots, nineteen23_bots, punk_bots
+from engine.bots.context import BotContext, BotFactory
 from engine.errors import EngineError
 from engine.games import get_game, seats_for
-from engine.rng import Rng, bot_rng
+from engine.rng import bot_rng
 
-
-@dataclass(frozen=True)
-class BotContext:
-    game: str
-    seat: int
-    players: int
-    options: Mapping[str, Any]
-    rng: Rng
-
-
-BotFactory = Callable[[BotContext], Agent]
+# BotContext and BotFactory are re-exported: callers (the tests among them) take them from the package.
+__all__ = ["BotContext", "BotFactory", "RandomBot", "SeatMaker", "UnknownBot", "bot_names", "make_bot", "seat_agents"]
 
 
 class UnknownBot(EngineError, ValueError):
@@ -47,8 +39,6 @@ class RandomBot:
 
 @cache
 def _registry() -> dict[str, dict[str, BotFactory]]:
-    from engine.bots import banter_bots, nineteen23_bots, punk_bots
-
     return {
         # War has no decisions; its entrants still need a name to enter with, and it is never asked.
         "war": {"random": RandomBot},

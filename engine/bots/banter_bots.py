@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.bots import BotContext, BotFactory
+from engine.bots.context import BotContext, BotFactory
 from engine.cards import standard_deck
 from engine.games.banter import TARGET, TRUMPS, VALUE, trick_winner
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from engine.bots import BotContext, BotFactory
+from engine.bots.context import BotContext, BotFactory
 from engine.games.nineteen23 import DRAW, LOCK, best_value, rank_key
 
 #: Blackjack values with the Ace as 1; an Ace is value 1 here and counted apart.

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from math import comb
 from typing import Any
 
-from engine.bots import BotContext, BotFactory
+from engine.bots.context import BotContext, BotFactory
 from engine.games.punk import POINTS, top_rank
 
 

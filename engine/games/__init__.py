@@ -17,7 +17,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Mapping
 from types import ModuleType
-from typing import Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from engine.errors import EngineError
 from engine.options import OptionSet
@@ -25,10 +25,18 @@ from engine.result import Result
 
 
 class Game(Protocol):
+    """What a game module provides (docs/engine-interface.md); mypy checks every module against it below."""
+
     NAME: str
     MIN_PLAYERS: int
     MAX_PLAYERS: int
+    #: False when no seat ever decides (War): nothing needs a bot, and a match asks no one anything.
+    DECISIONS: bool
     OPTIONS: OptionSet
+
+    def extra_seats(self, raw_options: Mapping[str, object]) -> int:
+        """Seats the engine plays beyond the people (Punk's dummy), from options not yet parsed."""
+        ...
 
     def parse_options(self, raw: Mapping[str, object] | None, players: int) -> dict[str, Any]: ...
 
@@ -53,6 +61,14 @@ class Game(Protocol):
     def is_over(self, state: Any) -> bool: ...
 
     def result(self, state: Any) -> Result: ...
+
+    def full_deck(self, options: Mapping[str, Any], players: int) -> list[str]:
+        """Every card the game is dealt from, for conservation checks."""
+        ...
+
+    def cards_in_play(self, state: Any) -> list[str]:
+        """Every card of the state, wherever it is: always ``full_deck``'s cards (a 1923 set's deck)."""
+        ...
 
 
 GAME_NAMES = ("war", "1923", "banter", "punk")
@@ -85,5 +101,14 @@ def get_game(name: str) -> Game:
 
 def seats_for(game: Game, people: int, options: Mapping[str, object] | None) -> int:
     """Seats at the table for ``people`` players: games with an engine-played seat add it."""
-    extra_seats = getattr(game, "extra_seats", None)
-    return people + (extra_seats(options or {}) if extra_seats is not None else 0)
+    return people + game.extra_seats(options or {})
+
+
+if TYPE_CHECKING:
+    # mypy holds each game module to the protocol: a missing or mistyped function is a type error here.
+    from engine.games import banter, nineteen23, punk, war
+
+    _WAR: Game = war
+    _NINETEEN23: Game = nineteen23
+    _BANTER: Game = banter
+    _PUNK: Game = punk

@@ -84,10 +84,13 @@ from engine.errors import CardError, DealError, IllegalAction, OptionError, Play
 from engine.options import Option, OptionSet
 from engine.result import Result, ranks_from_keys
 from engine.rng import Rng
+from engine.state import GameState
 
 NAME = "banter"
 MIN_PLAYERS = 2
 MAX_PLAYERS = 2
+#: Every seat's decisions come from its player or bot.
+DECISIONS = True
 OPTIONS = OptionSet(
     Option("first_lead", str, "seed", "who leads the first round: seed (drawn), 0 or 1", choices=("seed", "0", "1")),
     Option(
@@ -152,7 +155,7 @@ def canonical_sorted(cards: list[str] | tuple[str, ...]) -> tuple[str, ...]:
 
 
 @dataclass
-class BanterState:
+class BanterState(GameState):
     rng: Rng
     max_rounds: int
     first_lead: int
@@ -201,44 +204,6 @@ class BanterState:
     #: (seat 0, seat 1, spectator), built on first use. Whatever changes one of them resets
     #: this to ``_no_views()``: a trick then costs one dict copy per observation, not a rebuild.
     views: list[dict[str, Any] | None] = field(default_factory=lambda: [None, None, None], compare=False)
-
-    def copy(self) -> BanterState:
-        # Tuples and strings are immutable and shared; only the lists are copied.
-        return BanterState(
-            rng=self.rng.copy(),
-            max_rounds=self.max_rounds,
-            first_lead=self.first_lead,
-            draw=[pile[:] for pile in self.draw],
-            deck=[pile[:] for pile in self.deck],
-            discard=[pile[:] for pile in self.discard],
-            hands=[hand[:] for hand in self.hands],
-            played=[pile[:] for pile in self.played],
-            bins=self.bins,
-            spent=self.spent,
-            last_spent=self.last_spent,
-            tricks=self.tricks,
-            last_tricks=self.last_tricks,
-            listed_reshuffles=self.listed_reshuffles,
-            scores=self.scores,
-            round_points=self.round_points,
-            round=self.round,
-            leader=self.leader,
-            trick_leader=self.trick_leader,
-            actor=self.actor,
-            phase=self.phase,
-            led=self.led,
-            bought=self.bought,
-            over=self.over,
-            winner=self.winner,
-            capped=self.capped,
-            race=self.race[:],
-            play_on_rounds=self.play_on_rounds[:],
-            upgrades=self.upgrades[:],
-            reshuffles=self.reshuffles[:],
-            drawn_tricks=self.drawn_tricks,
-            draw_view=self.draw_view[:],
-            deck_view=self.deck_view[:],
-        )
 
 
 def _no_views() -> list[dict[str, Any] | None]:
@@ -441,6 +406,11 @@ def _listed_reshuffle(order: tuple[str, ...], discard: list[str], seat: int, num
             f" the discard pile being reshuffled ({' '.join(canonical_sorted(discard))})"
         )
     return list(order)
+
+
+def extra_seats(raw_options: Mapping[str, object]) -> int:
+    """Seats beyond the people: none, the engine plays no seat of its own."""
+    return 0
 
 
 def auto_seats(options: Mapping[str, Any], players: int = 2) -> frozenset[int]:

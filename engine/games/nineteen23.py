@@ -39,11 +39,14 @@ from engine.errors import DealError, IllegalAction, OptionError, PlayerCountErro
 from engine.options import Option, OptionSet
 from engine.result import Result, ranks_from_keys
 from engine.rng import Rng
+from engine.state import GameState
 
 NAME = "1923"
 MIN_PLAYERS = 2
 #: RULES.md sets no maximum; twelve seats (four decks a set by default) is a generous table.
 MAX_PLAYERS = 12
+#: Every seat's decisions come from its player or bot.
+DECISIONS = True
 OPTIONS = OptionSet(
     Option("mode", str, "match", "match: sets until a player reaches target_points; set: one set", ("match", "set")),
     Option("decks", int, None, "52-card decks per set (default ceil(players/3))", minimum=1, maximum=24, nullable=True),
@@ -131,7 +134,7 @@ def card_high_value(card: str) -> int:
 
 
 @dataclass
-class Nineteen23State:
+class Nineteen23State(GameState):
     players: int
     decks: int
     single_set: bool
@@ -172,42 +175,6 @@ class Nineteen23State:
     public_view: dict[str, Any] | None = field(default=None, compare=False, repr=False)
     #: The part of it that only changes between games: dropped when a game is dealt or the match ends.
     game_view: dict[str, Any] | None = field(default=None, compare=False, repr=False)
-
-    def copy(self) -> Nineteen23State:
-        return Nineteen23State(
-            players=self.players,
-            decks=self.decks,
-            single_set=self.single_set,
-            tiebreak_dead=self.tiebreak_dead,
-            losers_score_cards=self.losers_score_cards,
-            target_points=self.target_points,
-            max_sets=self.max_sets,
-            listed_sets=self.listed_sets,
-            rng=self.rng.copy(),
-            set_number=self.set_number,
-            deck=self.deck,
-            top=self.top,
-            revealed=self.revealed,
-            won=[w[:] for w in self.won],
-            aces_won=self.aces_won[:],
-            dead=self.dead[:],
-            games_played=self.games_played,
-            set_games=self.set_games,
-            priority=self.priority,
-            hands=[h[:] for h in self.hands],
-            locked=self.locked[:],
-            acting=self.acting,
-            last_game=self.last_game,
-            points=self.points[:],
-            match_cards=self.match_cards[:],
-            # Set rows are finished when appended and never change.
-            set_table=self.set_table[:],
-            over=self.over,
-            match_winners=self.match_winners,
-            capped=self.capped,
-            public_view=self.public_view,
-            game_view=self.game_view,
-        )
 
     def cards(self) -> list[str]:
         """The current set's cards wherever they are, for conservation checks."""
@@ -309,6 +276,11 @@ def new_state(
     _start_set(state)
     _advance(state)
     return state
+
+
+def extra_seats(raw_options: Mapping[str, object]) -> int:
+    """Seats beyond the people: none, the engine plays no seat of its own."""
+    return 0
 
 
 def auto_seats(options: Mapping[str, Any], players: int = 2) -> frozenset[int]:

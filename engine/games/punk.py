@@ -42,10 +42,13 @@ from engine.errors import DealError, IllegalAction, PlayerCountError
 from engine.options import Option, OptionSet
 from engine.result import Result, ranks_from_keys
 from engine.rng import Rng
+from engine.state import GameState
 
 NAME = "punk"
 MIN_PLAYERS = 3
 MAX_PLAYERS = 10
+#: Every seat's decisions come from its player or bot.
+DECISIONS = True
 OPTIONS = OptionSet(
     Option("dummy", bool, False, "two people and an engine-played dummy as seat 2 (exactly 3 seats)"),
     Option(
@@ -91,7 +94,7 @@ _DECKS = {players: tuple(deck_for(players)) for players in range(MIN_PLAYERS, MA
 
 
 @dataclass
-class PunkState:
+class PunkState(GameState):
     players: int
     target: int
     #: The dummy's seat, or None without the dummy option.
@@ -108,21 +111,6 @@ class PunkState:
     reached: tuple[tuple[int, int], ...] = ()
     #: The spectator's view of the current trick, built once and copied for every seat that asks.
     view: dict[str, Any] | None = field(default=None, compare=False, repr=False)
-
-    def copy(self) -> PunkState:
-        # Every field but the hands list and the generator is an immutable tuple or scalar.
-        return PunkState(
-            players=self.players,
-            target=self.target,
-            dummy=self.dummy,
-            rng=self.rng.copy(),
-            hands=list(self.hands),
-            scores=self.scores,
-            tricks=self.tricks,
-            winners=self.winners,
-            cache=self.cache,
-            reached=self.reached,
-        )
 
 
 def parse_options(raw: Mapping[str, object] | None, players: int) -> dict[str, Any]:

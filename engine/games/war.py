@@ -18,6 +18,7 @@ from engine.errors import DealError, IllegalAction, PlayerCountError
 from engine.options import Option, OptionSet
 from engine.result import Result
 from engine.rng import Rng
+from engine.state import GameState
 
 NAME = "war"
 MIN_PLAYERS = 2
@@ -46,7 +47,7 @@ _CANONICAL_DECK = tuple(_encode(c) for c in standard_deck())
 
 
 @dataclass
-class WarState:
+class WarState(GameState):
     hands: list[list[int]]
     used: list[list[int]]
     #: The table stack of a war that ended the game mid-round (shortage), kept for conservation.
@@ -57,19 +58,6 @@ class WarState:
     over: bool = False
     winner: int | None = None
     capped: bool = False
-
-    def copy(self) -> WarState:
-        return WarState(
-            hands=[h[:] for h in self.hands],
-            used=[u[:] for u in self.used],
-            table=self.table[:],
-            max_rounds=self.max_rounds,
-            rounds=self.rounds,
-            wars=self.wars,
-            over=self.over,
-            winner=self.winner,
-            capped=self.capped,
-        )
 
     def cards(self) -> list[str]:
         """Every card in play, for conservation checks."""
@@ -129,6 +117,11 @@ def new_state(
         # P1 takes deck[0], deck[2], ... each pushed on top, so deck[50] is P1's top card.
         hands = [deck[0::2], deck[1::2]]
     return WarState(hands=hands, used=[[], []], table=[], max_rounds=int(options["max_rounds"]))
+
+
+def extra_seats(raw_options: Mapping[str, object]) -> int:
+    """Seats beyond the people: none, the engine plays no seat of its own."""
+    return 0
 
 
 def auto_seats(options: Mapping[str, Any], players: int = 2) -> frozenset[int]:

@@ -79,7 +79,7 @@ def _games_queue() -> str:
 @pytest.mark.django_db(transaction=True)
 def test_two_recorders_racing_with_the_same_result_record_it_once(monkeypatch: pytest.MonkeyPatch) -> None:
     # No worker here, and the start must not play the match inline (eager mode): nobody is sent anything.
-    monkeypatch.setattr("tournaments.services.scheduling._send", lambda ids: None)
+    monkeypatch.setattr("config.background.send_now", lambda *_, **__: None)
     competition = CompetitionFactory(games_per_match=50)
     for _ in range(2):
         EntrantFactory(competition=competition)

@@ -73,7 +73,7 @@ def errored_match() -> Match:
 def test_a_recorder_holding_the_competition_does_not_deadlock_with_a_retry_committing(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr("tournaments.services.scheduling._send", lambda ids: None)
+    monkeypatch.setattr("config.background.send_now", lambda *_, **__: None)
     match = errored_match()
     holds = threading.Event()
     lock_competition = results._lock_competition
@@ -91,7 +91,7 @@ def test_a_recorder_holding_the_competition_does_not_deadlock_with_a_retry_commi
 
 
 def test_cancelling_does_not_deadlock_with_a_retry_committing(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("tournaments.services.scheduling._send", lambda ids: None)
+    monkeypatch.setattr("config.background.send_now", lambda *_, **__: None)
     match = errored_match()
     holds = threading.Event()
     select_for_update = Competition.objects.select_for_update

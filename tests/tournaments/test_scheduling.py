@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import timedelta
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from django.utils import timezone
 
+from config import background
 from tests.factories import CompetitionFactory, EntrantFactory
 from tournaments.models import Competition, Match
 from tournaments.pairing import FORMATS
@@ -20,11 +21,16 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def sent(monkeypatch: pytest.MonkeyPatch) -> list[list[int]]:
-    """What would have gone to the broker, batch by batch, instead of running it."""
-    batches: list[list[int]] = []
-    monkeypatch.setattr(scheduling, "_send", batches.append)
-    return batches
+def sent(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The matches whose task would have gone to the broker, in order, instead of running them."""
+    match_ids: list[int] = []
+
+    def send_now(task_name: str, args: tuple[object, ...], *, queue: str) -> None:
+        assert task_name == scheduling.RUN_MATCH
+        match_ids.append(cast(int, args[0]))
+
+    monkeypatch.setattr(background, "send_now", send_now)
+    return match_ids
 
 
 def four_entrants() -> Competition:
@@ -35,7 +41,7 @@ def four_entrants() -> Competition:
 
 
 def test_a_round_robin_sends_its_whole_schedule_when_the_start_commits(
-    sent: list[list[int]], django_capture_on_commit_callbacks: Callable[..., Any]
+    sent: list[int], django_capture_on_commit_callbacks: Callable[..., Any]
 ) -> None:
     competition = four_entrants()
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
@@ -43,29 +49,30 @@ def test_a_round_robin_sends_its_whole_schedule_when_the_start_commits(
     assert sent == []  # nothing leaves before the commit
     for callback in callbacks:
         callback()
-    assert sorted(sent[0]) == sorted(competition.matches.values_list("id", flat=True))
+    assert sorted(sent) == sorted(competition.matches.values_list("id", flat=True))
     assert not competition.matches.filter(queued_at__isnull=True).exists()
 
 
 def test_a_round_by_round_format_sends_the_next_round_when_the_last_match_of_a_round_is_recorded(
-    sent: list[list[int]], monkeypatch: pytest.MonkeyPatch, django_capture_on_commit_callbacks: Callable[..., Any]
+    sent: list[int], monkeypatch: pytest.MonkeyPatch, django_capture_on_commit_callbacks: Callable[..., Any]
 ) -> None:
     monkeypatch.setattr(FORMATS["round_robin"], "pairs_round_by_round", True)
     competition = four_entrants()
     with django_capture_on_commit_callbacks(execute=True):
         competition_start(competition=competition)
     round_one = list(competition.matches.filter(round__number=1).values_list("id", flat=True))
-    assert sent == [round_one]
+    assert sent == round_one
     with django_capture_on_commit_callbacks(execute=True):
         match_play(match_id=round_one[0])
-    assert len(sent) == 1  # one match of round 1 is still pending
+    assert sent == round_one  # one match of round 1 is still pending
     with django_capture_on_commit_callbacks(execute=True):
         match_play(match_id=round_one[1])
-    assert sent[1] == list(competition.matches.filter(round__number=2).order_by("id").values_list("id", flat=True))
+    round_two = list(competition.matches.filter(round__number=2).order_by("id").values_list("id", flat=True))
+    assert sent == round_one + round_two
 
 
 def test_the_reaper_requeues_stale_running_matches_and_gives_up_after_three_attempts(
-    sent: list[list[int]], settings: Any, django_capture_on_commit_callbacks: Callable[..., Any]
+    sent: list[int], settings: Any, django_capture_on_commit_callbacks: Callable[..., Any]
 ) -> None:
     competition = four_entrants()
     competition_start(competition=competition)
@@ -78,11 +85,11 @@ def test_the_reaper_requeues_stale_running_matches_and_gives_up_after_three_atte
     assert (report.requeued_running, report.gave_up) == (1, 1)
     first.refresh_from_db()
     second.refresh_from_db()
-    assert first.status == "pending" and [first.pk] in sent
+    assert first.status == "pending" and first.pk in sent
     assert second.status == "error" and "gave up after 3 attempts" in second.error
 
 
-def test_a_live_heartbeat_keeps_a_running_match_from_the_reaper(sent: list[list[int]]) -> None:
+def test_a_live_heartbeat_keeps_a_running_match_from_the_reaper(sent: list[int]) -> None:
     competition = four_entrants()
     competition_start(competition=competition)
     match = competition.matches.order_by("id").first()

@@ -1,6 +1,6 @@
 """The admin site for competitions: an organiser runs the club's competitions from here.
 
-- Superusers see every competition; an organiser (see ``league/admin.py``) sees the competitions
+- Superusers see every competition; an organiser (see ``league/admin/__init__.py``) sees the competitions
   of the clubs they organise, and everything played in them.
 - Creating, editing, entering, starting, playing, cancelling and retrying all go through the
   services; a service's refusal becomes a form error or an admin message, never a 500.

@@ -13,7 +13,7 @@ from django.core.exceptions import ValidationError
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from league.admin import service_error_text
+from league.admin.service_errors import service_error_text
 from tournaments.models import Competition, Match
 from tournaments.services.competitions import competition_cancel, competition_start
 from tournaments.services.play import competition_play_now, match_retry

@@ -10,7 +10,8 @@ from django.contrib.admin.options import InlineModelAdmin
 from django.db.models import Count, Model, Q, QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 
-from league.admin import adopt, can_organise, formset_saved
+from league.admin.permissions import can_organise
+from league.admin.saving import adopt, formset_saved
 from tournaments.admin.actions import (
     cancel_competitions,
     play_pending_matches,

@@ -12,14 +12,9 @@ from django.http import HttpRequest
 from django.utils.html import escape
 
 from engine.games import GAME_NAMES, get_game
-from league.admin import (
-    add_service_errors,
-    is_superuser,
-    model_choice_field,
-    organised_club_ids,
-    own_player,
-    player_lookup,
-)
+from league.admin.form_helpers import model_choice_field, player_lookup
+from league.admin.permissions import is_superuser, organised_club_ids, own_player
+from league.admin.service_errors import add_service_errors
 from league.models import BotVersion, Club, Player
 from tournaments.models import Competition
 from tournaments.services.competitions import validate_ruleset

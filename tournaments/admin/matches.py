@@ -10,7 +10,7 @@ from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
 from django.utils.html import format_html
 
-from league.admin import can_organise
+from league.admin.permissions import can_organise
 from tournaments.admin.actions import retry_matches
 from tournaments.admin.pages import match_page
 from tournaments.admin.scope import CompetitionPartAdmin, ReadOnlyInline

@@ -8,7 +8,7 @@ from django.contrib import admin
 from django.db.models import Model
 from django.http import HttpRequest
 
-from league.admin import ClubScopedAdmin, can_organise, is_superuser, organised_club_ids
+from league.admin.permissions import ClubScopedAdmin, can_organise, is_superuser, organised_club_ids
 from tournaments.models import Competition
 
 _M = TypeVar("_M", bound=Model)

@@ -16,7 +16,8 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils.html import format_html
 
-from league.admin import can_organise, own_player, service_error_text
+from league.admin.permissions import can_organise, own_player
+from league.admin.service_errors import service_error_text
 from league.models import Player
 from tournaments.admin.scope import MatchPartAdmin, ReadOnlyInline
 from tournaments.models import Transcript, TranscriptEvent

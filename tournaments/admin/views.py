@@ -11,7 +11,8 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 
-from league.admin import ClubScopedAdmin, add_service_errors, can_organise
+from league.admin.permissions import ClubScopedAdmin, can_organise
+from league.admin.service_errors import add_service_errors
 from tournaments.admin.actions import run_steps
 from tournaments.admin.forms import AddEntrantsForm
 from tournaments.models import Competition

@@ -20,13 +20,11 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from engine.agents import Agent, AgentFailure
-from engine.bots import make_bot
+from engine.agents import AgentFailure
 from engine.match import game_seed
 from engine.referee import LiveGame
-from engine.remote import RemoteBot
 from engine.rng import derive_seed
-from league.agents import remote_bot
+from league.agents import BotReport, VersionBots
 from league.models import BotVersion
 from tournaments.models import BotRun, LiveTable, Match, MatchParticipant
 from tournaments.services.live import live_bot_move
@@ -43,7 +41,10 @@ def live_bots_play(*, match_id: int) -> int:
     versions = BotVersion.objects.select_related("bot").in_bulk(
         [p.bot_version_id for p in participants if p.bot_version_id is not None]
     )
-    remote: dict[int, RemoteBot] = {}
+    by_participant = {p.index: versions[p.bot_version_id] for p in participants if p.bot_version_id is not None}
+    # Made at the first decision: every table of a match deals the same game to as many seats, under the
+    # same options, so that table's will do for the run. Its external bots live for this run only.
+    bots: VersionBots | None = None
     made = 0
     try:
         while made < _RUN:
@@ -53,17 +54,17 @@ def live_bots_play(*, match_id: int) -> int:
             if not Match.objects.filter(pk=match_id, status=Match.Status.LIVE).exists():
                 break
             game = LiveGame.loads(table.game)
-            bots = [
+            waiting = [
                 (seat, participants[who])
                 for seat in game.awaiting()
                 if (who := table.seating[seat]) is not None and not participants[who].is_person
             ]
-            if not bots:
+            if not waiting:
                 break
-            seat, bot = bots[0]
-            assert bot.bot_version_id is not None  # not a person, so a bot version
-            version = versions[bot.bot_version_id]
-            action, failure = _decide(game, table, match_seed, seat, bot, version, remote)
+            seat, bot = waiting[0]
+            if bots is None:
+                bots = VersionBots(by_participant, game=game.game_name, players=game.players, options=game.options)
+            action, failure = _decide(game, table, match_seed, seat, bot, bots)
             live_bot_move(
                 match_id=match_id,
                 entrant_id=bot.entrant_id,
@@ -74,7 +75,9 @@ def live_bots_play(*, match_id: int) -> int:
             )
             made += 1
     finally:
-        _close(match_id, remote)
+        if bots is not None:
+            bots.close()
+            _record_runs(match_id, bots.reports())
     if made >= _RUN:
         with transaction.atomic():
             advance_release(match_id=match_id)
@@ -87,21 +90,13 @@ def _decide(
     match_seed: int,
     seat: int,
     bot: Participant,
-    version: BotVersion,
-    remote: dict[int, RemoteBot],
+    bots: VersionBots,
 ) -> tuple[str | None, tuple[str, str]]:
     legal = game.legal_actions(seat)
     observation = game.observation(seat)
-    agent: Agent
-    if version.kind == BotVersion.Kind.BUILTIN:
-        seed = derive_seed(game_seed(match_seed, table.number), f"live/{len(game.steps)}")
-        agent = make_bot(
-            version.strategy, game=game.game_name, seat=seat, players=game.players, options=game.options, seed=seed
-        )
-    else:
-        if bot.index not in remote:
-            remote[bot.index] = remote_bot(version, game=game.game_name, players=game.players, options=game.options)
-        agent = remote[bot.index].seated(seat, table.number)
+    # A built-in strategy is made afresh for each decision, so its random stream comes from the step.
+    seed = derive_seed(game_seed(match_seed, table.number), f"live/{len(game.steps)}")
+    agent = bots.agent(bot.index, seat=seat, game_number=table.number, seed=seed)
     try:
         action: object = agent.act(observation, legal)
     except AgentFailure as failure:
@@ -111,23 +106,20 @@ def _decide(
     return action, ("", "")
 
 
-def _close(match_id: int, remote: dict[int, RemoteBot]) -> None:
-    """Close every bot started for this run; its owner's log of the match gains this run's log, and the
+def _record_runs(match_id: int, reports: dict[int, BotReport]) -> None:
+    """Each bot started for this run, now closed: its owner's log of the match gains this run's log, and the
     match's first failure of the bot is kept (a bot plays several runs at a live table)."""
-    if not remote:
+    if not reports:
         return
     # Participants are indexed in the order of their match seats (services/live_tables.py, match_participants).
     rows = list(MatchParticipant.objects.filter(match_id=match_id).order_by("seat").values_list("id", flat=True))
-    for who, bot in remote.items():
-        bot.close()
-        failure = bot.failure
-        log = bot.owner_log()
+    for who, report in reports.items():
         with transaction.atomic():
             run, _ = BotRun.objects.select_for_update().get_or_create(participant_id=rows[who])
-            if failure is not None and not run.failure:
-                run.failure, run.detail = failure.cause, failure.detail[:4000]
+            if report.failure and not run.failure:
+                run.failure, run.detail = report.failure, report.detail[:4000]
             # The newest output is kept when the runs' logs outgrow what one run may write.
-            run.log = (run.log + log)[-settings.BOT_LOG_BYTES :]
+            run.log = (run.log + report.log)[-settings.BOT_LOG_BYTES :]
             run.save(update_fields=["failure", "detail", "log"])
 
 

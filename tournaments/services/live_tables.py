@@ -18,6 +18,7 @@ from django.db import connection, transaction
 from django.db.models import Field
 from django.http import Http404
 
+from config.background import enqueue_on_commit
 from engine.games import get_game, seats_for
 from engine.match import game_seed, seating_for
 from engine.referee import LiveGame
@@ -25,6 +26,9 @@ from tournaments.errors import Conflict
 from tournaments.live_events import publish_change
 from tournaments.models import Competition, LiveTable, Match, MatchParticipant
 from tournaments.services.statements import instance_from_row, select_columns, sql_cursor
+
+#: The task that moves a live match on (tournaments/tasks.py), sent by name: the tasks import this module.
+ADVANCE_LIVE_MATCH = "tournaments.tasks.advance_live_match"
 
 
 class LiveConflict(Conflict):
@@ -271,10 +275,4 @@ def announce_change(context: LiveContext, current: Current, *, record_on_worker:
 
 def advance_release(*, match_id: int) -> None:
     """Ask the workers to move the match on (bots' decisions, a finished match's recording) after commit."""
-    transaction.on_commit(lambda: _send(match_id), robust=True)
-
-
-def _send(match_id: int) -> None:
-    from tournaments.tasks import advance_live_match
-
-    advance_live_match.apply_async((match_id,), queue=settings.CELERY_GAMES_QUEUE)
+    enqueue_on_commit(ADVANCE_LIVE_MATCH, match_id, queue=settings.CELERY_GAMES_QUEUE)

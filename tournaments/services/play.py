@@ -16,9 +16,9 @@ from engine.agents import Agent
 from engine.errors import EngineError
 from engine.games import get_game, seats_for
 from engine.match import MatchResult, play_match
+from league.agents import BotReport, VersionBots
 from league.models import BotVersion
 from tournaments.models import BotRun, Competition, Entrant, Match, MatchParticipant
-from tournaments.services.match_bots import BotReport, MatchBots
 from tournaments.services.results import match_record_result
 from tournaments.services.scheduling import matches_release
 from tournaments.services.statements import instance_from_row, select_columns, sql_cursor
@@ -105,12 +105,16 @@ def match_simulate(
     """Play the match through the engine; ``reports`` receives how each external bot fared."""
     competition: Competition = match.competition
     game = get_game(competition.game)
-    decides = getattr(game, "DECISIONS", True)
+    decides = game.DECISIONS
     participants, versions = _bot_versions(match.pk, load=decides)
     seats = seats_for(game, participants, competition.options)
     options = competition.options
 
-    with MatchBots(versions, game=competition.game, seats=seats, options=options, heartbeat=heartbeat) as bots:
+    # One bot per version for the whole match, each external bot's move keeping the heartbeat going.
+    with VersionBots(
+        dict(enumerate(versions)), game=competition.game, players=seats, options=options, before_remote_move=heartbeat
+    ) as bots:
+        bots.make_remote_bots()
 
         def agents_for_game(number: int, seating: Sequence[int | None], seed: int) -> list[Agent | None]:
             heartbeat()

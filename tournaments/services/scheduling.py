@@ -13,22 +13,21 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import TYPE_CHECKING, cast
 
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
-from kombu.exceptions import ChannelError
 
+from config.background import enqueue_on_commit, queue_lost_some
 from tournaments.models import Match, Round
 from tournaments.services.live_start import live_matches_start
 from tournaments.services.live_tables import matches_with_people
 
-if TYPE_CHECKING:
-    from kombu.transport.virtual import Channel as VirtualChannel
-
 log = logging.getLogger(__name__)
+
+#: The task that plays one match (tournaments/tasks.py), sent by name: the tasks import this module.
+RUN_MATCH = "tournaments.tasks.run_match"
 
 #: A match can be given up to this many claims before it is marked in error.
 MAX_ATTEMPTS = 3
@@ -47,18 +46,9 @@ def matches_release(*, match_ids: Sequence[int]) -> int:
     queued = len(people) + Match.objects.filter(id__in=ids, status=Match.Status.PENDING).update(
         queued_at=timezone.now()
     )
-    if not ids:
-        return queued
-    # robust: a broker that is down must not undo the commit; the reaper re-sends later.
-    transaction.on_commit(lambda: _send(ids), robust=True)
+    for match_id in ids:
+        enqueue_on_commit(RUN_MATCH, match_id, queue=settings.CELERY_GAMES_QUEUE)
     return queued
-
-
-def _send(match_ids: list[int]) -> None:
-    from tournaments.tasks import run_match
-
-    for match_id in match_ids:
-        run_match.apply_async((match_id,), queue=settings.CELERY_GAMES_QUEUE)
 
 
 def round_release(*, round_: Round) -> int:
@@ -110,10 +100,7 @@ def matches_reap() -> ReapReport:
     lost = list(
         Match.objects.filter(status=Match.Status.PENDING, queued_at__lt=lost_before).values_list("id", flat=True)
     )
-    depth = queue_depth(settings.CELERY_GAMES_QUEUE)
-    # Long queues are normal: only when the broker holds fewer tasks than there are waiting
-    # matches were some lost (a restarted Redis keeps nothing). Duplicates are harmless.
-    if lost and (depth is None or depth < len(lost)):
+    if queue_lost_some(settings.CELERY_GAMES_QUEUE, waiting=len(lost)):
         with transaction.atomic():
             matches_release(match_ids=lost)
     else:
@@ -121,21 +108,3 @@ def matches_reap() -> ReapReport:
     if requeued or gave_up or lost:
         log.warning("reaper: requeued %s running, gave up %s, re-sent %s pending", requeued, gave_up, len(lost))
     return ReapReport(requeued_running=requeued, gave_up=gave_up, resent_pending=len(lost))
-
-
-def queue_depth(queue: str) -> int | None:
-    """Messages waiting in a broker queue, or None if the broker cannot say."""
-    from config.celery import app
-
-    try:
-        with app.connection_for_write() as connection:
-            # Redis and the embedded filesystem broker are both kombu virtual transports; StdChannel has no queues.
-            channel = cast("VirtualChannel", connection.default_channel)
-            return int(channel.queue_declare(queue=queue, passive=True).message_count)
-    except ChannelError:
-        # Redis drops an empty list, so "no such queue" just means nothing is waiting.
-        return 0
-    except Exception:
-        # Any other broker trouble only means "unknown": the reaper then re-sends to be safe.
-        log.warning("could not read the depth of queue %s", queue, exc_info=True)
-        return None

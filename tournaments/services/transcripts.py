@@ -34,6 +34,7 @@ from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
+from config.background import enqueue_on_commit, queue_lost_some, send_now
 from engine.cards import check_multiset, parse_cards, standard_deck
 from engine.errors import EngineError
 from engine.games import Game, get_game, seats_for
@@ -54,6 +55,9 @@ from tournaments.selectors import competition_organiser
 from tournaments.services.results import match_record_result
 
 log = logging.getLogger(__name__)
+
+#: The task that replays a submitted transcript (tournaments/tasks.py), sent by name: the tasks import this module.
+VERIFY_TRANSCRIPT = "tournaments.tasks.verify_transcript"
 
 Status = Transcript.Status
 
@@ -332,20 +336,14 @@ def transcript_submit(*, match: Match, player: Player, game_number: object, reco
         TranscriptEvent.objects.create(
             transcript=transcript, actor=player, action="submit", from_status="", to_status=Status.SUBMITTED
         )
-        _send_verify_on_commit(transcript.pk)
+        _verify_release(transcript.pk)
     return transcript
 
 
-def _send_verify(transcript_id: int) -> None:
-    from tournaments.tasks import verify_transcript
-
+def _verify_release(transcript_id: int) -> None:
+    """Send the transcript's verification to the workers once the current transaction commits."""
     # A replay is the engine's work, like a match: it goes where the games go, not to the quick tasks.
-    verify_transcript.apply_async((transcript_id,), queue=settings.CELERY_GAMES_QUEUE)
-
-
-def _send_verify_on_commit(transcript_id: int) -> None:
-    # robust: a broker that is down must not undo the submission; the reaper re-sends it later.
-    transaction.on_commit(lambda: _send_verify(transcript_id), robust=True)
+    enqueue_on_commit(VERIFY_TRANSCRIPT, transcript_id, queue=settings.CELERY_GAMES_QUEUE)
 
 
 def transcript_verify(*, transcript_id: int) -> Transcript | None:
@@ -516,7 +514,8 @@ def competition_disputes(*, competition: Competition) -> QuerySet[Transcript]:
 
 
 def transcripts_resend_stale() -> int:
-    """Beat's sweep: re-send the verification of transcripts submitted long ago and still unverified.
+    """Beat's sweep: re-send the verification of transcripts submitted long ago and still unverified,
+    when the games queue holds fewer tasks than that (as the match reaper decides).
 
     The task is idempotent (only a submitted transcript is judged), so a duplicate costs one read.
     """
@@ -524,13 +523,15 @@ def transcripts_resend_stale() -> int:
     stale = list(
         Transcript.objects.filter(status=Status.SUBMITTED, updated_at__lt=cutoff).values_list("pk", flat=True)[:500]
     )
-    if stale:
-        try:
-            for transcript_id in stale:
-                _send_verify(transcript_id)
-        except Exception:
-            # A broker that is down now is the next sweep's problem, not the match reaper's.
-            log.warning("reaper: could not re-send transcript verifications", exc_info=True)
-            return 0
-        log.warning("reaper: re-sent the verification of %s transcripts", len(stale))
+    if not queue_lost_some(settings.CELERY_GAMES_QUEUE, waiting=len(stale)):
+        return 0
+    try:
+        # Now, not on commit: the sweep writes nothing, so there is no transaction to wait for.
+        for transcript_id in stale:
+            send_now(VERIFY_TRANSCRIPT, (transcript_id,), queue=settings.CELERY_GAMES_QUEUE)
+    except Exception:
+        # A broker that is down now is the next sweep's problem, not the match reaper's.
+        log.warning("reaper: could not re-send transcript verifications", exc_info=True)
+        return 0
+    log.warning("reaper: re-sent the verification of %s transcripts", len(stale))
     return len(stale)

@@ -1,0 +1,24 @@
+"""The admin site for people and programs: players, clubs and memberships, bots and their versions.
+
+Who may do what here:
+- a superuser may do everything the services allow;
+- an organiser is an active staff user whose player holds an organiser membership in a club
+  (Club page → Memberships → role ``organiser``, plus "Staff status" on the user). Organisers
+  see every player and bot (both are public through the API), see only the clubs they organise,
+  add players and members to those clubs, and add bots owned by their clubs' members;
+- only a bot's owner (or a superuser) adds versions to it or retires it, as in the API.
+
+Every write goes through ``league.services``; whatever has no service yet (a club's name and
+slug, removing a member) is shown read-only rather than saved behind the services' back.
+
+The modules, one job each:
+- ``permissions``: who is asking, and the OrganiserAdmin / ClubScopedAdmin bases built on it;
+- ``service_errors``: a service's ValidationError turned into form errors or an admin message;
+- ``saving``: telling the admin's add/change machinery what a service saved;
+- ``form_helpers``: small form pieces shared with the competition admin (a player search box…);
+- ``players``, ``clubs``, ``bots``, ``bot_versions``: the ModelAdmins and their forms.
+
+Django's autodiscovery imports this package; importing these modules registers their ModelAdmins.
+"""
+
+from league.admin import bot_versions, bots, clubs, players  # noqa: F401

@@ -1,0 +1,98 @@
+"""Bot versions: listed for organisers, and added to a bot by its owner as a built-in engine strategy."""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import admin
+from django.db.models import Model, QuerySet
+from django.forms.models import BaseInlineFormSet
+from django.http import HttpRequest
+
+from engine.bots import bot_names
+from engine.games import GAME_NAMES
+from league.admin.permissions import OrganiserAdmin, can_organise, owns_bot
+from league.models import Bot, BotVersion, Player
+
+#: Every engine strategy of every game, for a built-in version (the form checks it fits the bot's game).
+STRATEGY_CHOICES = [("", "—")] + [(name, name) for name in sorted({n for g in GAME_NAMES for n in bot_names(g)})]
+
+
+class BotVersionInlineForm(forms.ModelForm[BotVersion]):
+    strategy = forms.ChoiceField(choices=STRATEGY_CHOICES, required=True)
+
+    class Meta:
+        model = BotVersion
+        fields = ["strategy"]
+
+
+class BotVersionFormSet(BaseInlineFormSet[BotVersion, Bot, forms.ModelForm[BotVersion]]):
+    def clean(self) -> None:
+        super().clean()
+        game = self.instance.game
+        for form in self.extra_forms:
+            strategy = form.cleaned_data.get("strategy") if form.has_changed() else None
+            if strategy and strategy not in bot_names(game):
+                form.add_error(
+                    "strategy", f"{game} has no strategy {strategy!r}: choose one of {', '.join(bot_names(game))}"
+                )
+
+
+class BotVersionInline(admin.TabularInline[BotVersion, Bot]):
+    """Versions never change: existing rows are read-only, and a new row names a built-in strategy."""
+
+    model = BotVersion
+    form = BotVersionInlineForm
+    formset = BotVersionFormSet
+    extra = 1
+    fields = ["number", "kind", "strategy", "parameters", "status", "status_detail", "created_at"]
+    readonly_fields = ["number", "kind", "parameters", "status", "status_detail", "created_at"]
+    can_delete = False
+    show_change_link = True
+
+    def has_view_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
+        return can_organise(request)
+
+    def has_add_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
+        return isinstance(obj, Bot) and obj.retired_at is None and owns_bot(request, obj)
+
+    def has_change_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
+        return False
+
+
+@admin.register(BotVersion)
+class BotVersionAdmin(OrganiserAdmin[BotVersion]):
+    list_display = ["__str__", "game", "owner", "kind", "strategy", "status", "created_at"]
+    list_filter = ["kind", "status", "bot__game"]
+    search_fields = ["bot__name", "strategy", "bot__owner__display_name"]
+    list_select_related = ["bot__owner"]
+    date_hierarchy = "created_at"
+    # The validation log and an HTTP bot's URL (which may carry a token) are the owner's, through the API;
+    # the uploaded code is shown by name and checksum only.
+    fields = [
+        "bot",
+        "number",
+        "kind",
+        "strategy",
+        "parameters",
+        "filename",
+        "entry",
+        "sha256",
+        "status",
+        "status_detail",
+        "queued_at",
+        "created_at",
+    ]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[BotVersion]:
+        return super().get_queryset(request).defer("source", "log")
+
+    @admin.display(description="Game", ordering="bot__game")
+    def game(self, version: BotVersion) -> str:
+        return version.bot.get_game_display()
+
+    @admin.display(description="Owner", ordering="bot__owner__display_name")
+    def owner(self, version: BotVersion) -> Player:
+        return version.bot.owner
