@@ -2,7 +2,9 @@
 
 Django spools a multipart upload of any size to disk before a view can look at it, and DRF's JSON
 parser reads the whole stream into memory: the declared length is the one check that comes first.
-A body without a declared length reads as empty under WSGI, so it cannot get round this.
+A body without a declared length reads as empty under WSGI, so it cannot get round this there. Under
+ASGI (the live-table nodes, docs/deploy.md) Django reads the whole body before any middleware runs,
+so there the proxy's limit (``client_max_body_size`` in the deploy guide's nginx) is what holds.
 """
 
 from __future__ import annotations

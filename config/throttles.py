@@ -10,8 +10,11 @@ from __future__ import annotations
 import hashlib
 import math
 import time
+import unicodedata
+from collections.abc import Callable
 from typing import TYPE_CHECKING, cast
 
+from django.contrib import messages
 from django.contrib.auth.views import LoginView
 from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
@@ -124,9 +127,11 @@ class LoginUsernameThrottle(_Throttle):
         if request.method in SAFE_METHODS:
             return None
         username = _submitted_username(request)
-        # Case and surrounding spaces don't make another account to guess at; hashed, as the username
-        # may be any text and of any length.
-        return hashlib.sha256(username.strip().lower().encode()).hexdigest() if username else None
+        # Neither case, nor surrounding spaces, nor a look-alike that sign-in folds to the same name
+        # (Django's username field applies NFKC: "ａlice" signs in as "alice") makes another account
+        # to guess at. Hashed, as the username may be any text and of any length.
+        folded = unicodedata.normalize("NFKC", username).strip().lower()
+        return hashlib.sha256(folded.encode()).hexdigest() if username else None
 
 
 def _submitted_username(request: Request) -> str:
@@ -134,6 +139,9 @@ def _submitted_username(request: Request) -> str:
     if not isinstance(data, dict):  # a JSON body that is not an object: the view answers 400
         return ""
     value = data.get("username")
+    # DRF's CharField takes a number as its text: {"username": 12345} is an attempt at user "12345".
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return str(value)
     return value if isinstance(value, str) else ""
 
 
@@ -148,12 +156,9 @@ class ThrottledLoginView(LoginView):
     """
 
     def post(self, request: HttpRequest, *args: object, **kwargs: object) -> HttpResponse:
-        drf_request = Request(request, parsers=[FormParser(), MultiPartParser()])
-        throttles = [cls() for cls in LOGIN_THROTTLES]
-        waits = [throttle.wait() or 0.0 for throttle in throttles if not throttle.allow_request(drf_request, None)]
-        if not waits:
+        seconds = sign_in_wait(request)
+        if seconds is None:
             return super().post(request, *args, **kwargs)
-        seconds = max(1, math.ceil(max(waits)))
         # Unbound, so that the password is never checked: binding would authenticate when the errors are read.
         form = self.get_form_class()(request, initial={"username": request.POST.get("username", "")})
         form.cleaned_data = {}  # what add_error expects of a form that was cleaned
@@ -162,3 +167,32 @@ class ThrottledLoginView(LoginView):
         response.status_code = 429
         response["Retry-After"] = str(seconds)
         return response
+
+
+def sign_in_wait(request: HttpRequest) -> int | None:
+    """Counts a sign-in form's attempt under the login rates: None if allowed, else the seconds to wait."""
+    drf_request = Request(request, parsers=[FormParser(), MultiPartParser()])
+    throttles = [cls() for cls in LOGIN_THROTTLES]
+    waits = [throttle.wait() or 0.0 for throttle in throttles if not throttle.allow_request(drf_request, None)]
+    return max(1, math.ceil(max(waits))) if waits else None
+
+
+def throttled_admin_login(login: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """The admin site's own sign-in (``AdminSite.login``) under the login rates.
+
+    Organisers and superusers sign in there, the accounts most worth guessing. A throttled attempt is
+    not checked: the sign-in page comes back with the message, status 429 and Retry-After.
+    """
+
+    def guarded(request: HttpRequest, extra_context: dict[str, object] | None = None) -> HttpResponse:
+        seconds = sign_in_wait(request) if request.method == "POST" else None
+        if seconds is None:
+            return login(request, extra_context)
+        messages.error(request, f"Too many sign-in attempts. Try again in {seconds} seconds.")
+        request.method = "GET"  # the page as a fresh visit shows it: the password is never looked at
+        response = login(request, extra_context)
+        response.status_code = 429
+        response["Retry-After"] = str(seconds)
+        return response
+
+    return guarded

@@ -9,13 +9,16 @@ from rest_framework.parsers import FormParser, MultiPartParser
 
 from config.api_input import JSONParser
 from config.api_root import ApiNotFoundView, ApiRootView
-from config.throttles import LOGIN_THROTTLES, ThrottledLoginView
+from config.throttles import LOGIN_THROTTLES, ThrottledLoginView, throttled_admin_login
 
 # rest_framework.urls' two views, with sign-in under the login rates.
 browsable_api_auth = [
     path("login/", ThrottledLoginView.as_view(template_name="rest_framework/login.html"), name="login"),
     path("logout/", LogoutView.as_view(), name="logout"),
 ]
+
+# Before admin.site.urls builds the admin's routes from it.
+admin.site.login = throttled_admin_login(admin.site.login)  # type: ignore[method-assign]  # a wrapped bound method
 
 urlpatterns = [
     path("admin/", admin.site.urls),

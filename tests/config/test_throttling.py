@@ -208,3 +208,41 @@ def test_rates_are_read_from_the_environment() -> None:
     assert "'login': '7/h'" in started.stdout
     assert "'anon_read': None" in started.stdout
     assert "'user_write': '120/minute'" in started.stdout
+
+
+def test_the_admin_sign_in_is_throttled_too(rates: Callable[..., None]) -> None:
+    """Organisers and superusers sign in there: the accounts most worth guessing."""
+    rates(login="2/minute")
+    player = player_create(username="boss", password="right-password-1")
+    player.user.is_staff = player.user.is_superuser = True
+    player.user.save()
+    client = Client()
+    for _ in range(2):
+        wrong = client.post("/admin/login/", {"username": "boss", "password": "wrong"}, REMOTE_ADDR="10.0.6.1")
+        assert wrong.status_code == 200
+    right = {"username": "boss", "password": "right-password-1"}
+    throttled = client.post("/admin/login/", right, REMOTE_ADDR="10.0.6.1")
+    assert throttled.status_code == 429
+    assert throttled["Retry-After"] == "50"
+    assert "Too many sign-in attempts. Try again in 50 seconds." in throttled.content.decode()
+    assert "_auth_user_id" not in client.session
+
+
+def test_a_look_alike_of_a_username_is_the_same_account_to_the_count(rates: Callable[..., None]) -> None:
+    """Sign-in folds look-alikes (NFKC): a full-width "ａ" signs in as "a", so it counts as "a" too."""
+    rates(login_username="2/minute")
+    client = APIClient()
+    assert [wrong_password(client, "alice", f"10.0.7.{n}") for n in range(2)] == [400, 400]
+    assert wrong_password(client, "\uff41lice", "10.0.7.9") == 429
+    assert wrong_password(APIClient(), "\uff41lice", "10.0.7.10") == 429
+
+
+def test_a_username_sent_as_a_number_is_counted(rates: Callable[..., None]) -> None:
+    rates(login_username="2/minute")
+    client = APIClient()
+
+    def attempt(address: str) -> int:
+        body = {"username": 12345, "password": "wrong"}
+        return client.post(TOKEN_URL, body, format="json", REMOTE_ADDR=address).status_code
+
+    assert [attempt(f"10.0.8.{n}") for n in range(3)] == [400, 400, 429]
