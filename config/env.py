@@ -7,6 +7,9 @@ import re
 
 from django.core.exceptions import ImproperlyConfigured
 
+from engine.errors import EngineError
+from engine.games import game_names
+
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
 
@@ -62,3 +65,12 @@ def env_rates(name: str, defaults: dict[str, str | None]) -> dict[str, str | Non
         else:
             raise ImproperlyConfigured(f"{name}: {item!r} is not scope=N/period (second, minute, hour or day) or =off")
     return rates
+
+
+def env_games() -> tuple[str, ...]:
+    """Every game, the engine's own and those ``ENGINE_GAMES`` registers, each imported and checked now:
+    a bad entry stops the process at start with one line, not a match or a request later."""
+    try:
+        return game_names()
+    except EngineError as exc:
+        raise ImproperlyConfigured(str(exc)) from None

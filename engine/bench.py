@@ -17,6 +17,12 @@ from engine.progress import Progress
 from engine.record import Record
 from engine.runner import play_game
 
+#: The game the service benchmarks play (make bench-service, make bench-api): War's games cost the engine
+#: least, so the service's own cost shows most.
+SERVICE_GAME = "war"
+#: What the live-table benchmark's tables play, in turn, with their options (make bench-live).
+LIVE_GAMES: tuple[tuple[str, dict[str, object]], ...] = (("1923", {"mode": "set"}), ("punk", {}))
+
 
 def unit_of(game: str, options: Mapping[str, object]) -> str:
     """What one engine game is called in the figures: a 1923 game is a match or, in mode=set, a set."""

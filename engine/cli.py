@@ -18,7 +18,7 @@ from engine.bench import run_bench, unit_of
 from engine.cards import parse_cards
 from engine.errors import EngineError, RecordError
 from engine.fairness import commitment, commitment_holds
-from engine.games import GAME_NAMES, Game, get_game
+from engine.games import Game, game_names, get_game
 from engine.harness import harness_agents, is_external
 from engine.options import parse_assignments
 from engine.record import Record
@@ -281,7 +281,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 def cmd_games(args: argparse.Namespace) -> int:
     from engine.bots import bot_names
 
-    for name in GAME_NAMES:
+    for name in game_names():
         game = get_game(name)
         print(f"{name}: {game.MIN_PLAYERS}-{game.MAX_PLAYERS} seats; bots: {', '.join(bot_names(name)) or 'none'}")
         for option in game.OPTIONS.describe():

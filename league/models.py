@@ -5,10 +5,22 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 from django.db.models.functions import Lower
+from django.utils.choices import CallableChoiceIterator
 
-from engine.games import GAME_NAMES
+from engine.games import game_names, get_game
 
-GAME_CHOICES = [(name, name.capitalize() if name != "1923" else "1923") for name in GAME_NAMES]
+
+def game_choices() -> list[tuple[str, str]]:
+    """Every game the engine knows, labelled as people write it.
+
+    A callable, so that fields and forms read it when they are used: a game registered
+    after start-up (docs/engine-interface.md, "Adding a game") is offered too.
+    """
+    return [(name, get_game(name).PROFILE.label) for name in game_names()]
+
+
+#: The same, for what wants an iterable (DRF's and django-filter's choice fields); each use reads it afresh.
+GAME_CHOICES = CallableChoiceIterator(game_choices)
 
 
 class Player(models.Model):
@@ -77,7 +89,7 @@ class Bot(models.Model):
 
     owner = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="bots")
     name = models.CharField(max_length=80)
-    game = models.CharField(max_length=10, choices=GAME_CHOICES)
+    game = models.CharField(max_length=10, choices=game_choices)
     description = models.TextField(blank=True)
     retired_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)

@@ -13,7 +13,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from engine.bots import bot_names
-from engine.games import GAME_NAMES
+from engine.games import game_names
 from engine.netguard import BadBotUrl, parse_bot_url, resolve
 from engine.sandbox import BadBotCode, bot_code
 from league.models import Bot, BotVersion, Club, Membership, Player
@@ -75,8 +75,8 @@ def club_add_member(*, club: Club, player: Player, role: str = Membership.Role.M
 
 
 def bot_create(*, owner: Player, name: str, game: str, description: str = "") -> Bot:
-    if game not in GAME_NAMES:
-        raise ValidationError({"game": f"unknown game {game!r}: choose one of {', '.join(GAME_NAMES)}"})
+    if game not in game_names():
+        raise ValidationError({"game": f"unknown game {game!r}: choose one of {', '.join(game_names())}"})
     try:
         with transaction.atomic():
             return Bot.objects.create(owner=owner, name=name, game=game, description=description)

@@ -1,61 +1,52 @@
-"""How each game orders its standings, and which figures a game adds to a row.
+"""A competition's standings order and what one game adds to a row, read from the game's league profile.
 
-RULES.md and the league issue fix the orders:
-- 1923: match points, then set points, then total cards won;
-- Banter: match points, then trick points;
-- War: match points, then games won, then fewer rounds needed;
-- Punk: placement points (its match points), then total score.
+Each game declares its order in the engine (``PROFILE.order``, engine/games/profile.py);
+RULES.md fixes them. A standings row keeps the figures every game has (match points,
+games won) in columns of their own and a game's own figures in numbered slots, in
+the order the profile lists them, so one table serves every game and its rows still
+sort in SQL.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
+
+from engine.games import get_game
+from engine.games.profile import GAMES_WON, MATCH_POINTS, MAX_FIGURES, Figure, LeagueProfile
+
+#: The standings columns that hold a game's own figures, in its profile's order.
+FIGURE_COLUMNS = tuple(f"figure_{slot}" for slot in range(1, MAX_FIGURES + 1))
+#: Where the figures every game has are kept.
+_LEAGUE_COLUMNS = {MATCH_POINTS.key: "match_units", GAMES_WON.key: "games_won"}
 
 
 @dataclass(frozen=True)
 class Tiebreak:
-    #: A column of the standings row.
-    field: str
+    """One figure of the order and the standings column that holds it."""
+
+    key: str
     label: str
-    #: Higher is better, unless False (War's rounds needed).
-    descending: bool = True
+    higher_first: bool
+    column: str
 
 
-MATCH_POINTS = Tiebreak("match_units", "Match points")
-
-TIEBREAKS: dict[str, tuple[Tiebreak, ...]] = {
-    "1923": (MATCH_POINTS, Tiebreak("set_points", "Set points"), Tiebreak("cards_won", "Cards won")),
-    "banter": (MATCH_POINTS, Tiebreak("trick_points", "Trick points")),
-    "war": (MATCH_POINTS, Tiebreak("games_won", "Games won"), Tiebreak("rounds_needed", "Rounds needed", False)),
-    "punk": (Tiebreak("match_units", "Placement points"), Tiebreak("total_score", "Total score")),
-}
-
-#: The figures a standings row accumulates from games, besides games played and won.
-FIGURE_FIELDS = ("set_points", "cards_won", "trick_points", "rounds_needed", "total_score")
+def tiebreaks(game: str) -> tuple[Tiebreak, ...]:
+    """The game's standings order, first figure first."""
+    return _tiebreaks(get_game(game).PROFILE)
 
 
-def game_figures(game: str, result: Mapping[str, Any], seat: int) -> dict[str, int]:
-    """What one game adds to the seat's row, from the engine's result JSON."""
-    figures = dict.fromkeys(FIGURE_FIELDS, 0)
-    won = result.get("winner") == seat
-    if game == "1923":
-        figures["set_points"] = int(result["points"][seat])
-        figures["cards_won"] = int(result["cards"][seat])
-    elif game == "banter":
-        figures["trick_points"] = int(result["scores"][seat])
-    elif game == "war":
-        # RULES.md War: "fewer rounds needed" counts the rounds of the games a player won.
-        figures["rounds_needed"] = int(result["rounds"]) if won else 0
-    elif game == "punk":
-        figures["total_score"] = int(result["scores"][seat])
-    return figures
+# Cached by profile, not by game name: a game registered again (tests) may come with another profile.
+@cache
+def _tiebreaks(profile: LeagueProfile) -> tuple[Tiebreak, ...]:
+    columns = {**_LEAGUE_COLUMNS, **{f.key: FIGURE_COLUMNS[i] for i, f in enumerate(profile.own_figures)}}
+    return tuple(Tiebreak(f.key, f.label, f.higher_first, columns[f.key]) for f in profile.order)
 
 
-def order_key(game: str, row: Mapping[str, Any]) -> tuple[Any, ...]:
-    """A sort key (ascending = better first) following the game's tiebreaks."""
-    return tuple(-row[t.field] if t.descending else row[t.field] for t in TIEBREAKS[game])
+def own_figures(game: str) -> tuple[Figure, ...]:
+    return get_game(game).PROFILE.own_figures
 
 
 def shared_ranks(keys: Sequence[tuple[Any, ...]]) -> list[int]:

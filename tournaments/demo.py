@@ -8,6 +8,7 @@ because making a superuser is no part of the league's services.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import cycle
@@ -17,6 +18,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from engine.bots import bot_names
+from engine.cards import standard_deck
 from league.models import Bot, BotVersion, Club, Membership, Player
 from league.services import (
     bot_create,
@@ -55,6 +57,18 @@ COMPETITIONS = (
     DemoCompetition("Demo Banter league", "banter", seed=40),
     DemoCompetition("Demo Punk league", "punk", players_per_match=4, seed=21),
 )
+
+
+#: A game played with real cards and submitted as a transcript (the API fuzzer's seed data, tournaments/fuzz.py):
+#: War, whose whole transcript is its deck.
+TRANSCRIPT_GAME = "war"
+
+
+def transcript_deal(seed: int) -> dict[str, Any]:
+    """A shuffled deck for TRANSCRIPT_GAME, as a table deals it."""
+    deck = standard_deck()
+    random.Random(seed).shuffle(deck)
+    return {"deck": deck}
 
 
 #: Live tables for the demo login to play at (/play/): two people and a bot, every match refereed live.

@@ -48,11 +48,12 @@ from django.db.models import QuerySet
 from rest_framework.authtoken.models import Token
 
 from engine.bots import seat_agents
-from engine.cards import standard_deck
+from engine.games.profile import Race, SetTable
 from engine.runner import play_game
 from league.models import Bot, BotVersion, Club, Player
-from tournaments.demo import CLUB_SLUG, DEMO_USERNAME, MEMBERS, build_demo
+from tournaments.demo import CLUB_SLUG, DEMO_USERNAME, MEMBERS, TRANSCRIPT_GAME, build_demo, transcript_deal
 from tournaments.models import Competition, Entrant, Game, Match, Transcript
+from tournaments.selectors import games_broken_down
 from tournaments.services.competitions import competition_create, competition_start, entrant_join
 from tournaments.services.transcripts import transcript_dispute, transcript_submit
 
@@ -109,7 +110,7 @@ def seed_club() -> Cast:
 
 
 def _transcript_competition() -> None:
-    """War played with real cards by the demo login and a member: a submitted transcript, then disputed."""
+    """A game played with real cards by the demo login and a member: a submitted transcript, then disputed."""
     club = Club.objects.get(slug=CLUB_SLUG)
     organiser = Player.objects.get(user__username=DEMO_USERNAME)
     member = Player.objects.get(user__username=MEMBERS[0])
@@ -119,7 +120,7 @@ def _transcript_competition() -> None:
             club=club,
             created_by=organiser,
             name=TRANSCRIPT_COMPETITION,
-            game="war",
+            game=TRANSCRIPT_GAME,
             people_play=Competition.PeoplePlay.TRANSCRIPT,
         )
         for person in (organiser, member):
@@ -128,12 +129,9 @@ def _transcript_competition() -> None:
     match = competition.matches.get()
     if match.status != Match.Status.LIVE or Transcript.objects.filter(match=match).exists():
         return
-    deck = standard_deck()
-    random.Random(5).shuffle(deck)
     options = dict(competition.options)
-    record = play_game(
-        "war", agents=seat_agents("war", ["random", "random"], options, 5), seed=5, options=options, deal={"deck": deck}
-    )
+    agents = seat_agents(TRANSCRIPT_GAME, ["random", "random"], options, 5)
+    record = play_game(TRANSCRIPT_GAME, agents=agents, seed=5, options=options, deal=transcript_deal(5))
     transcript = transcript_submit(match=match, player=organiser, game_number=0, record=record.to_dict())
     transcript.refresh_from_db()
     if transcript.status == Transcript.Status.VERIFIED:
@@ -161,8 +159,8 @@ def known_ids() -> dict[str, list[int]]:
         "entrants": ids(Entrant.objects.all()),
         "matches": ids(matches),
         "live_matches": ids(matches.filter(status=Match.Status.LIVE)),
-        "banter_matches": ids(matches.filter(competition__game="banter")),
-        "set_matches": ids(matches.filter(competition__game="1923")),
+        "race_matches": ids(matches.filter(competition__game__in=games_broken_down(Race))),
+        "set_matches": ids(matches.filter(competition__game__in=games_broken_down(SetTable))),
         "transcript_matches": ids(matches.filter(competition__people_play=Competition.PeoplePlay.TRANSCRIPT)),
         "transcript_numbers": ids(Transcript.objects.all(), "number"),
         "games": ids(Game.objects.all()),
@@ -191,7 +189,7 @@ ID_BINDINGS: list[tuple[str, str, dict[str, str]]] = [
     ("GET", r"^/api/tournaments/$", {"query.club": "clubs", "query.player": "players"}),
     ("", r"^/api/matches/\{id\}/(table|moves)/$", {"path.id": "live_matches"}),
     ("", r"^/api/matches/\{id\}/(|retry/|logs/)$", {"path.id": "matches"}),
-    ("", r"^/api/matches/\{match_pk\}/race/$", {"path.match_pk": "banter_matches"}),
+    ("", r"^/api/matches/\{match_pk\}/race/$", {"path.match_pk": "race_matches"}),
     ("", r"^/api/matches/\{match_pk\}/sets/$", {"path.match_pk": "set_matches"}),
     (
         "",

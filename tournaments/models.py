@@ -6,7 +6,7 @@ from django.db import models
 from django.db.models import Q
 from django.db.models.functions import Now
 
-from league.models import GAME_CHOICES, BotVersion, Club, Player
+from league.models import BotVersion, Club, Player, game_choices
 from tournaments.fields import JSONTextField
 
 
@@ -33,7 +33,7 @@ class Competition(models.Model):
     club = models.ForeignKey(Club, on_delete=models.PROTECT, related_name="competitions")
     name = models.CharField(max_length=120)
     kind = models.CharField(max_length=12, choices=Kind.choices, default=Kind.LEAGUE)
-    game = models.CharField(max_length=10, choices=GAME_CHOICES)
+    game = models.CharField(max_length=10, choices=game_choices)
     #: The full ruleset, validated and completed by the engine (every option with its value).
     options = models.JSONField(default=dict, blank=True)
     format = models.CharField(max_length=24, choices=Format.choices, default=Format.ROUND_ROBIN)
@@ -264,12 +264,13 @@ class Standing(models.Model):
     match_units = models.IntegerField(default=0)
     games_played = models.PositiveIntegerField(default=0)
     games_won = models.PositiveIntegerField(default=0)
-    # The games' own tiebreak figures (league/standings.py says which game uses which).
-    set_points = models.IntegerField(default=0)
-    cards_won = models.IntegerField(default=0)
-    trick_points = models.IntegerField(default=0)
-    rounds_needed = models.IntegerField(default=0)
-    total_score = models.IntegerField(default=0)
+    # The game's own figures, in the order its league profile lists them (league/standings.py):
+    # slots rather than a JSON field, so that recording adds to them in one UPDATE and the
+    # table sorts on them in SQL.
+    figure_1 = models.IntegerField(default=0)
+    figure_2 = models.IntegerField(default=0)
+    figure_3 = models.IntegerField(default=0)
+    figure_4 = models.IntegerField(default=0)
     # The rating, per game and competition (openskill); ordinal = mu - 3 sigma.
     mu = models.FloatField(default=25.0)
     sigma = models.FloatField(default=25.0 / 3)

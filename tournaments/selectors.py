@@ -1,4 +1,4 @@
-"""Reads: standings with each game's tiebreaks, 1923 set tables and Banter's race to 40.
+"""Reads: standings in each game's order, and each match's breakdown (sets, or a race to a target).
 
 Selectors own their joins; a list is a fixed number of queries however long it is.
 """
@@ -13,8 +13,10 @@ from typing import Any
 from django.db.models import Count, Prefetch, Q, QuerySet
 from django.utils import timezone
 
+from engine.games import game_names, get_game
+from engine.games.profile import Breakdown, Race, SetTable
 from league.models import Membership, Player
-from league.standings import TIEBREAKS, Tiebreak, shared_ranks
+from league.standings import Tiebreak, shared_ranks, tiebreaks
 from tournaments.models import (
     BotRun,
     Competition,
@@ -28,8 +30,6 @@ from tournaments.models import (
     units_per_point,
 )
 
-BANTER_TARGET = 40
-
 
 @dataclass(frozen=True)
 class StandingRow:
@@ -41,7 +41,7 @@ class StandingRow:
 
 
 def standings_queryset(competition: Competition) -> QuerySet[Standing]:
-    order = [f"-{t.field}" if t.descending else t.field for t in TIEBREAKS[competition.game]]
+    order = [t.column if not t.higher_first else f"-{t.column}" for t in tiebreaks(competition.game)]
     return (
         Standing.objects.filter(competition=competition)
         .select_related("entrant")
@@ -51,52 +51,68 @@ def standings_queryset(competition: Competition) -> QuerySet[Standing]:
 
 def competition_standings(competition: Competition) -> list[StandingRow]:
     """The table in the game's order; rows level on every tiebreak share a rank."""
-    tiebreaks = TIEBREAKS[competition.game]
+    order = tiebreaks(competition.game)
     rows = list(standings_queryset(competition))
-    keys = [tuple(getattr(row, t.field) for t in tiebreaks) for row in rows]
+    keys = [tuple(getattr(row, t.column) for t in order) for row in rows]
     per_point = units_per_point(competition.players_per_match)
     table = []
     for rank, row in zip(shared_ranks(keys), rows, strict=True):
         points = Fraction(row.match_units, per_point)
         # The match-points column is shown in points, not the exact units it is stored in.
-        values = [(t, points if t.field == "match_units" else getattr(row, t.field)) for t in tiebreaks]
+        values = [(t, points if t.column == "match_units" else getattr(row, t.column)) for t in order]
         table.append(StandingRow(rank=rank, standing=row, match_points=points, tiebreaks=values))
     return table
 
 
+def breakdown_of(game: str) -> Breakdown | None:
+    """How the game's results break down on the match pages (its league profile says), if they do."""
+    return get_game(game).PROFILE.breakdown
+
+
+def games_broken_down(kind: type[Race] | type[SetTable]) -> list[str]:
+    """The games whose results break down into this kind (a race, or sets)."""
+    return [name for name in game_names() if isinstance(breakdown_of(name), kind)]
+
+
 @dataclass(frozen=True)
-class RaceRound:
+class BreakdownRow:
+    """One set or race round of a game: per entrant id, its figures by column key."""
+
     number: int
-    #: entrant id → (points this round, total so far)
-    points: dict[int, tuple[int, int]]
-    play_on: bool
-    passed_target: list[int]
+    cells: dict[int, dict[str, int]]
+    #: A marked row: a race round played on past the target.
+    marked: bool
+    #: In a race, the entrants whose total has reached the target by this round.
+    past_target: list[int]
 
 
 @dataclass(frozen=True)
-class GameRace:
+class GameBreakdown:
     game: Game
-    rounds: list[RaceRound]
+    rows: list[BreakdownRow]
 
 
-def match_race(match: Match) -> list[GameRace]:
-    """Banter: each side's points after every round on the way to 40, play-on rounds marked."""
-    games = list(match.games.order_by("number").prefetch_related("sets"))
-    races = []
-    for game in games:
-        rounds = []
-        for row in sorted(game.sets.all(), key=lambda s: s.number):
-            points = {int(e): (v["points"], v["total"]) for e, v in row.scores.items()}
-            passed = sorted(e for e, (_, total) in points.items() if total >= BANTER_TARGET)
-            rounds.append(RaceRound(number=row.number, points=points, play_on=row.play_on, passed_target=passed))
-        races.append(GameRace(game=game, rounds=rounds))
-    return races
+def _breakdown_row(breakdown: Breakdown, row: MatchSet) -> BreakdownRow:
+    cells = {int(entrant): figures for entrant, figures in row.scores.items()}
+    past = (
+        sorted(e for e, figures in cells.items() if figures.get("total", 0) >= breakdown.target)
+        if isinstance(breakdown, Race)
+        else []
+    )
+    return BreakdownRow(number=row.number, cells=cells, marked=row.play_on, past_target=past)
 
 
-def match_set_table(match: Match) -> list[tuple[Game, list[MatchSet]]]:
-    """1923: per game, its sets with every entrant's cards, Aces and points."""
-    games = list(match.games.order_by("number").prefetch_related("sets"))
-    return [(game, sorted(game.sets.all(), key=lambda s: s.number)) for game in games]
+def _game_breakdowns(breakdown: Breakdown, games: list[tuple[Game, list[MatchSet]]]) -> list[GameBreakdown]:
+    return [GameBreakdown(game=game, rows=[_breakdown_row(breakdown, row) for row in rows]) for game, rows in games]
+
+
+def match_breakdown(match: Match) -> list[GameBreakdown]:
+    """Per game of the match, its sets or its race in order; empty for a game without a breakdown."""
+    breakdown = breakdown_of(match.competition.game)
+    if breakdown is None:
+        return []
+    games = match.games.defer("record", "deal").order_by("number").prefetch_related("sets")
+    return _game_breakdowns(breakdown, [(game, sorted(game.sets.all(), key=lambda s: s.number)) for game in games])
 
 
 def competition_progress(competition: Competition) -> dict[str, Any]:
@@ -225,30 +241,22 @@ def game_insiders(*, game: Game) -> set[int]:
 
 @dataclass(frozen=True)
 class MatchSheet:
-    """One match as a competition's admin page shows it: who sat where, and its sets or its race."""
+    """One match as a competition's admin page shows it: who sat where, and its games' breakdown."""
 
     match: Match
     #: In seat order, each with its entrant loaded.
     participants: list[MatchParticipant]
-    #: 1923: per game, its sets in order (what match_set_table gives); empty for the other games.
-    set_table: list[tuple[Game, list[MatchSet]]]
-    #: Banter: per game, the race to 40 (what match_race gives); empty for the other games.
-    race: list[GameRace]
-
-
-def _race_round(row: MatchSet) -> RaceRound:
-    points = {int(e): (v["points"], v["total"]) for e, v in row.scores.items()}
-    passed = sorted(e for e, (_, total) in points.items() if total >= BANTER_TARGET)
-    return RaceRound(number=row.number, points=points, play_on=row.play_on, passed_target=passed)
+    #: Per game, its sets or race (what match_breakdown gives); empty for a game without a breakdown.
+    games: list[GameBreakdown]
 
 
 def competition_match_sheets(competition: Competition) -> list[MatchSheet]:
-    """Every match in (round, id) order with its participants, sets and race: four queries however many matches."""
-    with_sets = competition.game in ("1923", "banter")
+    """Every match in (round, id) order with its participants and breakdown: four queries however many matches."""
+    breakdown = breakdown_of(competition.game)
     prefetches: list[Prefetch[str]] = [
         Prefetch("participants", queryset=MatchParticipant.objects.select_related("entrant").order_by("seat"))
     ]
-    if with_sets:
+    if breakdown is not None:
         # The records can be long (a 1923 match is thousands of steps) and the page never shows them.
         games = (
             Game.objects.defer("record", "deal")
@@ -257,21 +265,16 @@ def competition_match_sheets(competition: Competition) -> list[MatchSheet]:
         )
         prefetches.append(Prefetch("games", queryset=games))
     matches = competition.matches.select_related("round").prefetch_related(*prefetches).order_by("round__number", "id")
-    sheets = []
-    for match in matches:
-        games_and_sets = [(game, list(game.sets.all())) for game in match.games.all()] if with_sets else []
-        banter = competition.game == "banter"
-        sheets.append(
-            MatchSheet(
-                match=match,
-                participants=list(match.participants.all()),
-                set_table=games_and_sets if competition.game == "1923" else [],
-                race=[GameRace(game=g, rounds=[_race_round(row) for row in rows]) for g, rows in games_and_sets]
-                if banter
-                else [],
-            )
+    return [
+        MatchSheet(
+            match=match,
+            participants=list(match.participants.all()),
+            games=[]
+            if breakdown is None
+            else _game_breakdowns(breakdown, [(game, list(game.sets.all())) for game in match.games.all()]),
         )
-    return sheets
+        for match in matches
+    ]
 
 
 def bot_runs_owned(*, match: Match, user: Any) -> QuerySet[BotRun]:

@@ -8,15 +8,15 @@ engine's generator.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 from typing import Any
 
 from engine.agents import Agent
-from engine.bots import banter_bots, nineteen23_bots, punk_bots
 from engine.bots.context import BotContext, BotFactory
 from engine.errors import EngineError
-from engine.games import get_game, seats_for
+from engine.games import UnknownGame, bots_module, get_game, seats_for
 from engine.rng import bot_rng
 
 # BotContext and BotFactory are re-exported: callers (the tests among them) take them from the package.
@@ -38,23 +38,31 @@ class RandomBot:
 
 
 @cache
-def _registry() -> dict[str, dict[str, BotFactory]]:
-    return {
-        # War has no decisions; its entrants still need a name to enter with, and it is never asked.
-        "war": {"random": RandomBot},
-        "1923": {"random": RandomBot, **nineteen23_bots.BOTS},
-        "banter": {"random": RandomBot, **banter_bots.BOTS},
-        "punk": {"random": RandomBot, **punk_bots.BOTS},
-    }
+def _bots_in(module: str | None) -> dict[str, BotFactory]:
+    """A game's built-in bots: ``random``, and those its bots module lists in ``BOTS``.
+
+    Cached by module rather than by game, so a game registered again with other bots gets those.
+
+    War has no bots module; its entrants still need a name to enter with, and it is never asked.
+    """
+    own: Mapping[str, BotFactory] = importlib.import_module(module).BOTS if module else {}
+    return {"random": RandomBot, **own}
+
+
+def _registry_of(game: str) -> dict[str, BotFactory]:
+    try:
+        return _bots_in(bots_module(get_game(game).NAME))
+    except UnknownGame:
+        return {}
 
 
 def bot_names(game: str) -> list[str]:
-    return sorted(_registry().get(game, {}))
+    return sorted(_registry_of(game))
 
 
 def make_bot(name: str, *, game: str, seat: int, players: int, options: Mapping[str, Any], seed: int) -> Agent:
     """A built-in bot for ``seat``, with its own random stream."""
-    bots = _registry().get(game, {})
+    bots = _registry_of(game)
     if name not in bots:
         choices = ", ".join(sorted(bots)) or "none (the game has no decisions)"
         raise UnknownBot(f"unknown bot {name!r} for {game}: choose one of {choices}")

@@ -15,11 +15,14 @@ OpenSpiel's Game/State split (DESIGN.md, "The engine's shape"):
 from __future__ import annotations
 
 import importlib
+import os
+import re
 from collections.abc import Mapping
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from engine.errors import EngineError
+from engine.games.profile import LeagueProfile
 from engine.options import OptionSet
 from engine.result import Result
 
@@ -33,6 +36,8 @@ class Game(Protocol):
     #: False when no seat ever decides (War): nothing needs a bot, and a match asks no one anything.
     DECISIONS: bool
     OPTIONS: OptionSet
+    #: How a league orders, breaks down and referees the game (engine/games/profile.py).
+    PROFILE: LeagueProfile
 
     def extra_seats(self, raw_options: Mapping[str, object]) -> int:
         """Seats the engine plays beyond the people (Punk's dummy), from options not yet parsed."""
@@ -71,15 +76,24 @@ class Game(Protocol):
         ...
 
 
-GAME_NAMES = ("war", "1923", "banter", "punk")
-_MODULES = {
-    "war": "engine.games.war",
-    "1923": "engine.games.nineteen23",
-    "banter": "engine.games.banter",
-    "punk": "engine.games.punk",
+#: What a game module must define: the protocol's attributes and functions.
+_MEMBERS = tuple(
+    sorted({*Game.__annotations__, *(name for name, value in vars(Game).items() if callable(value) and name[0] != "_")})
+)
+
+#: The games the engine ships: name → (rules module, module of its built-in bots or None).
+_BUILT_IN: dict[str, tuple[str, str | None]] = {
+    "war": ("engine.games.war", None),
+    "1923": ("engine.games.nineteen23", "engine.bots.nineteen23_bots"),
+    "banter": ("engine.games.banter", "engine.bots.banter_bots"),
+    "punk": ("engine.games.punk", "engine.bots.punk_bots"),
 }
+#: Games registered from outside the engine's own modules (``ENGINE_GAMES``, :func:`register_game`).
+ENGINE_GAMES_VARIABLE = "ENGINE_GAMES"
+#: Stored in a 10-character column by the service; lower case so that lookups can fold case.
+_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,9}")
 
-
+_registered: dict[str, tuple[str, str | None]] = {}
 _loaded: dict[str, ModuleType] = {}
 
 
@@ -87,15 +101,108 @@ class UnknownGame(EngineError, ValueError):
     pass
 
 
+class GameRegistrationError(EngineError, ValueError):
+    pass
+
+
+def _registry() -> dict[str, tuple[str, str | None]]:
+    if not _registered:
+        # All or nothing: a bad entry fails every use alike, rather than leaving the games before it.
+        games = dict(_BUILT_IN)
+        for name, module, bots in parse_engine_games(os.environ.get(ENGINE_GAMES_VARIABLE, "")):
+            try:
+                _check(games, name, module, bots)
+            except GameRegistrationError as exc:
+                raise GameRegistrationError(f"{ENGINE_GAMES_VARIABLE}: {exc}") from None
+            games[name] = (module, bots)
+        _registered.update(games)
+    return _registered
+
+
+def parse_engine_games(text: str) -> list[tuple[str, str, str | None]]:
+    """``name=rules.module[:bots.module]``, comma-separated, as the ``ENGINE_GAMES`` variable holds them."""
+    entries = []
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        name, equals, modules = item.partition("=")
+        rules, _, bots = modules.partition(":")
+        if not equals or not rules.strip():
+            raise GameRegistrationError(
+                f"{ENGINE_GAMES_VARIABLE}: {item!r} is not name=rules.module or name=rules.module:bots.module"
+            )
+        entries.append((name.strip(), rules.strip(), bots.strip() or None))
+    return entries
+
+
+def register_game(name: str, module: str, bots: str | None = None) -> Game:
+    """Add a game whose rules live in ``module`` (and built-in bots in ``bots``, a module with ``BOTS``).
+
+    The module is imported and checked now, so a broken game fails here rather than mid-match.
+    The registration holds for this process; other processes (workers) learn of the game
+    from the ``ENGINE_GAMES`` variable.
+    """
+    registry = _registry()
+    game = _check(registry, name, module, bots)
+    registry[name] = (module, bots)
+    return game
+
+
+def _check(registry: Mapping[str, tuple[str, str | None]], name: str, module: str, bots: str | None) -> Game:
+    """The game module, imported and held to the protocol; GameRegistrationError saying what is wrong."""
+    if not _NAME.fullmatch(name):
+        raise GameRegistrationError(
+            f"game name {name!r}: use 1 to 10 lower-case letters, digits, '-' or '_', starting with a letter or digit"
+        )
+    known = registry.get(name)
+    if known is not None and known != (module, bots):
+        raise GameRegistrationError(f"game {name!r} is already registered, to {known[0]}")
+    try:
+        loaded = importlib.import_module(module)
+        if bots is not None:
+            importlib.import_module(bots)
+    except ImportError as exc:
+        raise GameRegistrationError(f"game {name!r}: cannot import {exc.name or module}: {exc}") from None
+    missing = missing_members(loaded)
+    if missing:
+        raise GameRegistrationError(f"game {name!r}: {module} lacks {', '.join(missing)} (docs/engine-interface.md)")
+    if name != loaded.NAME:
+        raise GameRegistrationError(f"game {name!r}: {module} names itself {loaded.NAME!r}")
+    _loaded[name] = loaded
+    return cast(Game, loaded)
+
+
+def unregister_game(name: str) -> None:
+    """Forget a game registered with :func:`register_game` (tests); the engine's own games stay."""
+    if name in _BUILT_IN:
+        raise GameRegistrationError(f"game {name!r} is one of the engine's own")
+    _registered.pop(name, None)
+    _loaded.pop(name, None)
+
+
+def missing_members(module: ModuleType) -> list[str]:
+    """The members of the :class:`Game` protocol that ``module`` does not define."""
+    return [member for member in _MEMBERS if not hasattr(module, member)]
+
+
+def game_names() -> tuple[str, ...]:
+    """Every game's name: the engine's four, then the registered ones in the order they came."""
+    return tuple(_registry())
+
+
+def bots_module(name: str) -> str | None:
+    """The module holding the built-in bots of game ``name`` (a ``BOTS`` mapping), if it has one."""
+    return _registry()[str(name).strip().lower()][1]
+
+
 def get_game(name: str) -> Game:
-    """The game module for ``name`` (``war``, ``1923``, ``banter`` or ``punk``)."""
+    """The game module for ``name`` (one of :func:`game_names`)."""
     key = str(name).strip().lower()
-    if key not in _MODULES:
-        raise UnknownGame(f"unknown game {name!r}: choose one of {', '.join(GAME_NAMES)}")
+    registry = _registry()
+    if key not in registry:
+        raise UnknownGame(f"unknown game {name!r}: choose one of {', '.join(registry)}")
     module = _loaded.get(key)
     if module is None:
         # Imported on first use: a game module pulls in only what that game needs.
-        module = _loaded[key] = importlib.import_module(_MODULES[key])
+        module = _loaded[key] = importlib.import_module(registry[key][0])
     return cast(Game, module)
 
 

@@ -81,6 +81,7 @@ from typing import Any, NoReturn
 
 from engine.cards import check_multiset, parse_cards, standard_deck
 from engine.errors import CardError, DealError, IllegalAction, OptionError, PlayerCountError, shown
+from engine.games.profile import MATCH_POINTS, Figure, LeagueProfile, Race, ResultJSON, Row, race_rows
 from engine.options import Option, OptionSet
 from engine.result import Result, ranks_from_keys
 from engine.rng import Rng
@@ -742,3 +743,29 @@ def cards_in_play(state: BanterState) -> list[str]:
         for pile in (state.draw, state.deck, state.discard, state.hands, state.played, state.bins):
             cards += pile[seat]
     return cards
+
+
+def _race(result: ResultJSON) -> list[Row]:
+    return race_rows(result.get("race", []), result.get("play_on_rounds", []))
+
+
+def _unlisted_reshuffles(result: ResultJSON, state: BanterState) -> str:
+    for seat in (0, 1):
+        made, listed = state.reshuffles[seat], len(state.listed_reshuffles[seat])
+        if made > listed:
+            return (
+                f"deal: seat {seat} reshuffled its discard pile {made} times but the deal lists {listed}: "
+                "list every reshuffle's new draw pile"
+            )
+    return ""
+
+
+PROFILE = LeagueProfile(
+    label="Banter",
+    order=(
+        MATCH_POINTS,
+        Figure("trick_points", "Trick points", of_game=lambda result, seat: int(result["scores"][seat])),
+    ),
+    breakdown=Race(target=TARGET, rows=_race),
+    unlisted_shuffles=_unlisted_reshuffles,
+)

@@ -36,6 +36,7 @@ from typing import Any
 
 from engine.cards import RANKS, STANDARD_SUITS, build_deck, check_multiset, parse_cards
 from engine.errors import DealError, IllegalAction, OptionError, PlayerCountError
+from engine.games.profile import MATCH_POINTS, Column, Figure, LeagueProfile, ResultJSON, Row, SetTable
 from engine.options import Option, OptionSet
 from engine.result import Result, ranks_from_keys
 from engine.rng import Rng
@@ -687,3 +688,32 @@ def result(state: Nineteen23State) -> Result:
 
 def _copy_row(row: Mapping[str, Any]) -> dict[str, Any]:
     return {key: value[:] if isinstance(value, list) else value for key, value in row.items()}
+
+
+def _set_rows(result: ResultJSON) -> list[Row]:
+    columns = ("cards", "aces", "points")
+    return [
+        Row(cells=[{key: row[key][seat] for key in columns} for seat in range(len(row["cards"]))])
+        for row in result.get("set_table", [])
+    ]
+
+
+def _unlisted_sets(result: ResultJSON, state: Nineteen23State) -> str:
+    played, listed = len(result.get("set_table", [])), len(state.listed_sets)
+    if played > listed:
+        return f"deal: the game played {played} sets but the deal lists {listed}: list every set's deck"
+    return ""
+
+
+PROFILE = LeagueProfile(
+    label="1923",
+    order=(
+        MATCH_POINTS,
+        Figure("set_points", "Set points", of_game=lambda result, seat: int(result["points"][seat])),
+        Figure("cards_won", "Cards won", of_game=lambda result, seat: int(result["cards"][seat])),
+    ),
+    breakdown=SetTable(
+        columns=(Column("cards", "Cards"), Column("aces", "Aces"), Column("points", "Points")), rows=_set_rows
+    ),
+    unlisted_shuffles=_unlisted_sets,
+)

@@ -34,11 +34,12 @@ Where RULES.md is silent:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from engine.cards import ALL_SUITS, RANKS, build_deck, check_multiset, parse_cards
 from engine.errors import DealError, IllegalAction, PlayerCountError
+from engine.games.profile import MATCH_POINTS, Figure, LeagueProfile
 from engine.options import Option, OptionSet
 from engine.result import Result, ranks_from_keys
 from engine.rng import Rng
@@ -347,3 +348,12 @@ def cards_in_play(state: PunkState) -> list[str]:
             cards.extend(played)
     cards.extend(state.cache)
     return cards
+
+
+PROFILE = LeagueProfile(
+    label="Punk",
+    order=(
+        replace(MATCH_POINTS, label="Placement points"),
+        Figure("total_score", "Total score", of_game=lambda result, seat: int(result["scores"][seat])),
+    ),
+)

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.cards import STANDARD_SUITS, check_multiset, parse_cards, standard_deck
-from engine.errors import DealError, IllegalAction, PlayerCountError
+from engine.errors import DealError, EngineError, IllegalAction, PlayerCountError
+from engine.games.profile import GAMES_WON, MATCH_POINTS, Figure, LeagueProfile
 from engine.options import Option, OptionSet
 from engine.result import Result
 from engine.rng import Rng
@@ -264,3 +265,33 @@ def full_deck(options: Mapping[str, Any], players: int = 2) -> list[str]:
 
 def cards_in_play(state: WarState) -> list[str]:
     return state.cards()
+
+
+def _table_deal_problem(deal: Mapping[str, Any], options: Mapping[str, Any], players: int) -> str:
+    """The engine takes hands of any size (tests use short ones); a real table deals one whole deck."""
+    if "hands" not in deal:
+        return ""
+    try:
+        hands = [parse_cards(hand, count=26, what=f"hand {i + 1}") for i, hand in enumerate(deal["hands"])]
+        check_multiset([card for hand in hands for card in hand], standard_deck(), what="hands")
+    except EngineError as exc:
+        return str(exc)
+    return ""
+
+
+PROFILE = LeagueProfile(
+    label="War",
+    order=(
+        MATCH_POINTS,
+        GAMES_WON,
+        # RULES.md War: "fewer rounds needed" counts the rounds of the games a player won.
+        Figure(
+            "rounds_needed",
+            "Rounds needed",
+            higher_first=False,
+            of_game=lambda result, seat: int(result["rounds"]),
+            won_games_only=True,
+        ),
+    ),
+    table_deal_problem=_table_deal_problem,
+)

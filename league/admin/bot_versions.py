@@ -9,16 +9,18 @@ from django.forms.models import BaseInlineFormSet
 from django.http import HttpRequest
 
 from engine.bots import bot_names
-from engine.games import GAME_NAMES
+from engine.games import game_names
 from league.admin.permissions import OrganiserAdmin, can_organise, owns_bot
 from league.models import Bot, BotVersion, Player
 
-#: Every engine strategy of every game, for a built-in version (the form checks it fits the bot's game).
-STRATEGY_CHOICES = [("", "—")] + [(name, name) for name in sorted({n for g in GAME_NAMES for n in bot_names(g)})]
+
+def strategy_choices() -> list[tuple[str, str]]:
+    """Every engine strategy of every game, for a built-in version (the form checks it fits the bot's game)."""
+    return [("", "—")] + [(name, name) for name in sorted({n for g in game_names() for n in bot_names(g)})]
 
 
 class BotVersionInlineForm(forms.ModelForm[BotVersion]):
-    strategy = forms.ChoiceField(choices=STRATEGY_CHOICES, required=True)
+    strategy = forms.ChoiceField(choices=strategy_choices, required=True)
 
     class Meta:
         model = BotVersion

@@ -10,11 +10,12 @@ from django.contrib.admin.options import InlineModelAdmin
 from django.core.exceptions import ValidationError
 from django.db.models import Count, QuerySet
 from django.http import HttpRequest
+from django.utils.functional import lazy
 from django.utils.html import escape
 
 from engine.bots import bot_names
-from engine.games import GAME_NAMES
-from league.admin.bot_versions import STRATEGY_CHOICES, BotVersionInline
+from engine.games import game_names
+from league.admin.bot_versions import BotVersionInline, strategy_choices
 from league.admin.form_helpers import FieldGroups, model_choice_field, player_lookup
 from league.admin.permissions import OrganiserAdmin, can_organise, is_superuser, organised_club_ids, owns_bot
 from league.admin.saving import adopt, formset_saved
@@ -22,16 +23,20 @@ from league.models import Bot, Player
 from league.services import bot_create, bot_retire, bot_update, bot_version_create_builtin
 
 
+def _strategies_help() -> str:
+    # The admin prints help text unescaped, so the engine's names are escaped here.
+    return escape(
+        "Optional: an engine strategy that becomes version 1. "
+        + "; ".join(f"{game}: {', '.join(bot_names(game))}" for game in game_names())
+    )
+
+
 class BotAddForm(forms.ModelForm[Bot]):
     strategy = forms.ChoiceField(
-        choices=STRATEGY_CHOICES,
+        choices=strategy_choices,
         required=False,
         label="First built-in version",
-        # The admin prints help text unescaped, so the engine's names are escaped here.
-        help_text=escape(
-            "Optional: an engine strategy that becomes version 1. "
-            + "; ".join(f"{game}: {', '.join(bot_names(game))}" for game in GAME_NAMES)
-        ),
+        help_text=lazy(_strategies_help, str)(),
     )
 
     class Meta:

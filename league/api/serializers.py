@@ -5,21 +5,27 @@ Input serializers never save: the views hand their validated data to league.serv
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, cast
 
+from django.utils.functional import lazy
 from rest_framework import serializers
 
 from config.api_input import JSONInput
 from config.schema import NOT_BLANK
-from engine.games import GAME_NAMES
+from engine.games import game_names
 from engine.sandbox.code import MAX_UPLOAD_BYTES
 from league.models import GAME_CHOICES, Bot, BotVersion, Club, Membership, Player
 
-UNKNOWN_GAME = f'unknown game "{{input}}": choose one of {", ".join(GAME_NAMES)}'
+#: Read when a bad game is refused, so the list names games registered since start-up.
+UNKNOWN_GAME = lazy(lambda: f'unknown game "{{input}}": choose one of {", ".join(game_names())}', str)()
 
 
 def game_field(**kwargs: Any) -> serializers.ChoiceField:
-    return serializers.ChoiceField(choices=GAME_CHOICES, error_messages={"invalid_choice": UNKNOWN_GAME}, **kwargs)
+    # DRF lists the choices each time it copies a declared field (once per serializer), so a lazy
+    # iterable keeps them current; the stubs ask for a sequence.
+    choices = cast(Sequence[tuple[str, str]], GAME_CHOICES)
+    return serializers.ChoiceField(choices=choices, error_messages={"invalid_choice": UNKNOWN_GAME}, **kwargs)
 
 
 class PlayerSerializer(serializers.ModelSerializer[Player]):

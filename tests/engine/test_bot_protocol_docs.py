@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from engine.bots import make_bot
-from engine.games import GAME_NAMES, get_game, seats_for
+from engine.games import game_names, get_game, seats_for
 from engine.protocol import act_message, action_of, check_ready, decode_reply, encode, end_message, start_message
 from engine.remote import SeatedBot
 from engine.runner import play_game
@@ -34,7 +34,7 @@ from tests.engine.sandbox_support import needs_sandbox
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "bot-protocol.md"
 TEXT = DOC.read_text()
-DECIDING_GAMES = [name for name in GAME_NAMES if getattr(get_game(name), "DECISIONS", True)]
+DECIDING_GAMES = [name for name in game_names() if getattr(get_game(name), "DECISIONS", True)]
 
 
 def tagged_blocks(tag: str, language: str) -> dict[str, str]:
@@ -86,14 +86,14 @@ def real_observation_keys(game_name: str, players: int, options: dict[str, Any] 
 
 
 def test_every_game_has_one_example_bot() -> None:
-    assert set(EXAMPLES) == set(GAME_NAMES)
+    assert set(EXAMPLES) == set(game_names())
 
 
 def test_every_game_with_decisions_shows_an_observation() -> None:
     assert set(OBSERVATIONS) == set(DECIDING_GAMES)
 
 
-@pytest.mark.parametrize("game", GAME_NAMES)
+@pytest.mark.parametrize("game", game_names())
 def test_example_defines_act_and_imports_only_the_standard_library(game: str) -> None:
     act = load_example(game)
     assert callable(act)

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from engine.cards import ALL_SUITS, RANKS, format_cards, normalise_action, parse_card, parse_cards, standard_deck
 from engine.cli import main
 from engine.errors import CardError, EngineError, OptionError, shown
-from engine.games import GAME_NAMES, get_game, seats_for
+from engine.games import game_names, get_game, seats_for
 from engine.options import Option, parse_assignments
 from tests.engine.fuzz_support import CARDS, KNOWN_KEYS, NEAR_CARDS, json_values
 
@@ -164,7 +164,7 @@ def option_values() -> st.SearchStrategy[Any]:
 option_names = st.one_of(st.sampled_from(KNOWN_KEYS), st.text(max_size=8), st.sampled_from(["a\nb", "x" * 500]))
 #: Every game's own option names, each with a value that fits it or is close.
 game_options = st.dictionaries(
-    st.sampled_from(sorted({name for game in GAME_NAMES for name in get_game(game).OPTIONS.options})),
+    st.sampled_from(sorted({name for game in game_names() for name in get_game(game).OPTIONS.options})),
     st.one_of(st.booleans(), st.integers(-2, 400), st.sampled_from(["seed", "0", "1", "set", "match", "war", "dead"])),
     max_size=4,
 )
@@ -191,7 +191,7 @@ def assert_valid_option(option: Option, value: object) -> None:
     assert option.choices is None or value in option.choices
 
 
-@pytest.mark.parametrize("game_name", GAME_NAMES)
+@pytest.mark.parametrize("game_name", game_names())
 @FUZZ
 @given(raw=raw_options, data=st.data())
 @example(raw={"first_lead": 10**5000, "max_rounds": 10**5000}, data=None)
@@ -217,7 +217,7 @@ def test_any_options_give_a_full_ruleset_or_an_engine_error(
     assert game.parse_options(options, players) == options
 
 
-@pytest.mark.parametrize("game_name", GAME_NAMES)
+@pytest.mark.parametrize("game_name", game_names())
 @FUZZ
 @given(raw=st.dictionaries(option_names, option_values(), max_size=4), people=seat_counts)
 def test_the_seats_for_any_options_are_a_number_or_an_engine_error(game_name: str, raw: Any, people: int) -> None:
@@ -228,7 +228,7 @@ def test_the_seats_for_any_options_are_a_number_or_an_engine_error(game_name: st
     assert seats in (people, people + 1)
 
 
-@pytest.mark.parametrize("game_name", GAME_NAMES)
+@pytest.mark.parametrize("game_name", game_names())
 @given(data=st.data())
 @settings(max_examples=60, deadline=None)
 def test_every_declared_option_value_round_trips_as_json_and_as_cli_text(game_name: str, data: st.DataObject) -> None:
@@ -283,6 +283,6 @@ def test_an_enormous_number_is_named_in_a_short_message() -> None:
 
 
 def test_options_that_are_not_a_mapping_are_an_option_error() -> None:
-    for game in GAME_NAMES:
+    for game in game_names():
         with pytest.raises(OptionError, match="expected a mapping of option names to values"):
             get_game(game).parse_options([("mode", "set")], get_game(game).MIN_PLAYERS)  # type: ignore[arg-type]

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from engine.games import GAME_NAMES, Game, get_game, seats_for
+from engine.games import Game, game_names, get_game, seats_for
 from engine.rng import Rng
 from engine.state import GameState
 
@@ -28,7 +28,7 @@ def started(game: Game, steps: int) -> Any:
     return state
 
 
-@pytest.mark.parametrize("name", GAME_NAMES)
+@pytest.mark.parametrize("name", game_names())
 def test_each_game_module_has_every_part_of_the_protocol(name: str) -> None:
     game = get_game(name)
     assert isinstance(game.DECISIONS, bool)
@@ -37,7 +37,7 @@ def test_each_game_module_has_every_part_of_the_protocol(name: str) -> None:
     assert sorted(game.cards_in_play(started(game, 0))) == sorted(game.full_deck(options, game.MIN_PLAYERS))
 
 
-@pytest.mark.parametrize("name", GAME_NAMES)
+@pytest.mark.parametrize("name", game_names())
 def test_a_copy_equals_the_state_and_shares_nothing_mutable_with_it(name: str) -> None:
     game = get_game(name)
     state = started(game, 3)

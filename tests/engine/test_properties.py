@@ -16,13 +16,13 @@ from hypothesis import strategies as st
 
 from engine.bots import seat_agents
 from engine.errors import IllegalAction
-from engine.games import GAME_NAMES, Game, get_game
+from engine.games import Game, game_names, get_game
 from engine.record import Record
 from engine.runner import play_game
 from engine.verify import replay, verify
 from tests.engine.strategies import Setup, setups
 
-DECISION_GAMES = [g for g in GAME_NAMES if g != "war"]
+DECISION_GAMES = [g for g in game_names() if g != "war"]
 MAX_STEPS = 50_000
 #: PROPERTY_EXAMPLES=500 for a thorough run; the suite's default keeps CI quick.
 EXAMPLES = int(os.environ.get("PROPERTY_EXAMPLES", "25"))
@@ -40,7 +40,7 @@ def start(setup: Setup) -> tuple[Game, Any, dict[str, Any]]:
     return game, game.new_state(options, setup.seats, setup.seed), options
 
 
-@pytest.mark.parametrize("game", GAME_NAMES)
+@pytest.mark.parametrize("game", game_names())
 @PROPERTY_SETTINGS
 @given(data=st.data())
 def test_same_seed_gives_byte_identical_records_that_verify(game: str, data: st.DataObject) -> None:
@@ -53,7 +53,7 @@ def test_same_seed_gives_byte_identical_records_that_verify(game: str, data: st.
     assert Record.from_json(record.to_json()) == record
 
 
-@pytest.mark.parametrize("game", GAME_NAMES)
+@pytest.mark.parametrize("game", game_names())
 @PROPERTY_SETTINGS
 @given(data=st.data())
 def test_cards_are_conserved_and_every_game_ends(game: str, data: st.DataObject) -> None:

@@ -28,7 +28,7 @@ from tests.factories import (
 )
 from tests.tournaments.helpers import game_played, match_between, match_result, seats_of, started
 from tournaments.models import Competition, Entrant, Game, Match, MatchSet, Round, Standing
-from tournaments.selectors import competition_match_sheets, match_race, match_set_table
+from tournaments.selectors import competition_match_sheets, match_breakdown
 from tournaments.services.play import competition_play_pending
 from tournaments.services.results import match_record_result
 
@@ -298,16 +298,16 @@ def test_names_on_the_competition_page_are_escaped(boss: Client) -> None:
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
 
 
-def test_the_match_page_shows_its_race_from_match_race(boss: Client) -> None:
+def test_the_match_page_shows_its_race_from_match_breakdown(boss: Client) -> None:
     competition = played_competition("banter", entrants=2)
     match = competition.matches.get()
     response = boss.get(change_url(match))
     assert response.status_code == 200
     rows = [row for row in table_rows(response.text, "race") if row and row[0].isdigit()]
-    assert len(rows) == sum(len(race.rounds) for race in match_race(match)) > 0
+    assert len(rows) == sum(len(race.rows) for race in match_breakdown(match)) > 0
 
 
-def test_the_match_sheets_agree_with_match_race_and_match_set_table_in_a_fixed_number_of_queries(
+def test_the_match_sheets_agree_with_match_breakdown_in_a_fixed_number_of_queries(
     django_assert_num_queries: Any,
 ) -> None:
     for game in ("1923", "banter"):
@@ -316,14 +316,9 @@ def test_the_match_sheets_agree_with_match_race_and_match_set_table_in_a_fixed_n
             sheets = competition_match_sheets(competition)
         assert len(sheets) == 6
         for sheet in sheets:
-            if game == "banter":
-                assert [(r.game.pk, r.rounds) for r in sheet.race] == [
-                    (r.game.pk, r.rounds) for r in match_race(sheet.match)
-                ]
-            else:
-                assert [(g.pk, [s.pk for s in rows]) for g, rows in sheet.set_table] == [
-                    (g.pk, [s.pk for s in rows]) for g, rows in match_set_table(sheet.match)
-                ]
+            breakdown = match_breakdown(sheet.match)
+            assert [(g.game.pk, g.rows) for g in sheet.games] == [(g.game.pk, g.rows) for g in breakdown]
+            assert all(g.rows for g in breakdown)
 
 
 # --- Creating and editing through the services ---------------------------------------------------------

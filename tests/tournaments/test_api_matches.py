@@ -130,7 +130,15 @@ def test_the_1923_set_table_shows_cards_aces_and_points_per_set() -> None:
 
     games = results(client_for().get(f"/api/matches/{match.pk}/sets/"))
 
-    table = [[(s["name"], s["cards"], s["aces"], s["points"]) for s in row["scores"]] for row in games[0]["sets"]]
+    assert games[0]["columns"] == [
+        {"key": "cards", "label": "Cards"},
+        {"key": "aces", "label": "Aces"},
+        {"key": "points", "label": "Points"},
+    ]
+    table = [
+        [(s["name"], s["figures"]["cards"], s["figures"]["aces"], s["figures"]["points"]) for s in row["scores"]]
+        for row in games[0]["sets"]
+    ]
     # Each set lists entrants by id: A joined first.
     assert a.pk < b.pk
     expected = [[("A", 30, 3, 33), ("B", 22, 1, -1)], [("A", 20, 1, -1), ("B", 32, 3, 35)]]
@@ -143,7 +151,9 @@ def test_race_and_sets_exist_only_for_their_own_game() -> None:
     client = client_for()
     assert client.get(f"/api/matches/{war.pk}/race/").status_code == 404
     assert client.get(f"/api/matches/{war.pk}/sets/").status_code == 404
-    assert client.get(f"/api/matches/{banter.pk}/sets/").status_code == 404
+    refused = client.get(f"/api/matches/{banter.pk}/sets/")
+    assert refused.status_code == 404
+    assert refused.json()["detail"] == "this match's game (banter) has no sets: see /api/games/ for its results"
     assert client.get(f"/api/matches/{banter.pk}/race/").status_code == 200
     assert client.get("/api/matches/999999/race/").status_code == 404
 

@@ -16,7 +16,7 @@ from engine.games import get_game, seats_for
 from engine.match import MatchResult, play_match
 from engine.record import Record, without_bot_text
 from engine.result import Forfeit
-from league.standings import FIGURE_FIELDS, game_figures
+from league.standings import FIGURE_COLUMNS
 from tests.factories import CompetitionFactory, EntrantFactory, full_options
 from tests.tournaments.helpers import started
 from tournaments.fields import EncodedJSON, JSONTextField, encode_compact
@@ -133,18 +133,21 @@ def test_text_already_encoded_is_stored_as_it_is() -> None:
     assert field.get_prep_value({"a": 1}) == '{"a":1}'
 
 
-def test_war_sums_in_one_pass_match_each_game_s_figures() -> None:
+def test_war_sums_count_games_won_and_the_rounds_of_the_games_each_won() -> None:
     result = played("war", 2, games=60)
-    expected = [[0] * (1 + len(FIGURE_FIELDS)) for _ in range(2)]
+    # RULES.md War: the one figure of its own is the rounds of the games a player won (fewer first).
+    expected = [[0] * (1 + len(FIGURE_COLUMNS)) for _ in range(2)]
     for game_played in result.games:
         game_result = game_played.record.result or {}
-        for seat, who in enumerate(game_played.seating):
+        winner = game_result.get("winner")
+        if winner is not None:
+            who = game_played.seating[winner]
             assert who is not None
-            expected[who][0] += game_result.get("winner") == seat
-            for offset, value in enumerate(game_figures("war", game_result, seat).values(), start=1):
-                expected[who][offset] += value
+            expected[who][0] += 1
+            expected[who][1] += game_result["rounds"]
     assert _game_sums("war", 2, result.games) == expected
     assert expected[0][0] + expected[1][0] > 0
+    assert expected[0][1] + expected[1][1] > 0
 
 
 @pytest.mark.django_db

@@ -9,9 +9,10 @@ from django.contrib.admin.widgets import FilteredSelectMultiple
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.http import HttpRequest
+from django.utils.functional import lazy
 from django.utils.html import escape
 
-from engine.games import GAME_NAMES, get_game
+from engine.games import game_names, get_game
 from league.admin.form_helpers import model_choice_field, player_lookup
 from league.admin.permissions import is_superuser, organised_club_ids, own_player
 from league.admin.service_errors import add_service_errors
@@ -26,7 +27,7 @@ RULE_FIELDS = ["games_per_match", "max_entrants", "options"]
 def options_help() -> str:
     """Every game's options, for the create form."""
     parts = []
-    for name in GAME_NAMES:
+    for name in game_names():
         described = get_game(name).OPTIONS.describe()
         listed = ", ".join(f"{o['name']} (default {o['default']!r})" for o in described) or "none"
         parts.append(f"{name}: {listed}")
@@ -48,7 +49,7 @@ class CompetitionAddForm(forms.ModelForm[Competition]):
     organiser = forms.ModelChoiceField(
         queryset=Player.objects.none(), help_text="Recorded as the creator and first organiser of the competition."
     )
-    options = forms.JSONField(required=False, initial=dict, help_text=options_help())
+    options = forms.JSONField(required=False, initial=dict, help_text=lazy(options_help, str)())
     games_per_match = forms.IntegerField(min_value=1, max_value=1000, initial=1)
     players_per_match = forms.IntegerField(min_value=2, max_value=12, initial=2)
     seed = forms.IntegerField(

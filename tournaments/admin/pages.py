@@ -1,4 +1,4 @@
-"""What the competition and match pages show below Django's form: standings, set tables, races, run buttons.
+"""What the competition and match pages show below Django's form: standings, each game's breakdown, run buttons.
 
 The builders turn the selectors' rows into plain lines, so the templates print them as they are.
 """
@@ -10,18 +10,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from league.standings import TIEBREAKS
+from engine.games.profile import Breakdown, Race, SetTable
+from league.standings import tiebreaks
 from tournaments.admin.figures import match_points_text, points_text
-from tournaments.models import Competition, Game, Match, MatchParticipant, MatchSet
+from tournaments.models import Competition, Match, MatchParticipant
 from tournaments.selectors import (
-    BANTER_TARGET,
-    GameRace,
+    GameBreakdown,
     MatchSheet,
+    breakdown_of,
     competition_match_sheets,
     competition_progress,
     competition_standings,
-    match_race,
-    match_set_table,
+    match_breakdown,
 )
 
 # --- Lines the templates print ------------------------------------------------------------------------
@@ -53,8 +53,8 @@ class SeatLine:
 class SetLine:
     game: int
     number: int
-    #: Per participant in seat order: (cards, Aces, points).
-    cells: list[tuple[Any, Any, Any]]
+    #: Per participant in seat order, a value per column of the set table.
+    cells: list[list[Any]]
 
 
 @dataclass(frozen=True)
@@ -64,7 +64,7 @@ class RaceLine:
     #: Per participant in seat order: (points this round, total so far).
     cells: list[tuple[Any, Any]]
     play_on: bool
-    #: Names of those at or past 40 after this round.
+    #: Names of those at or past the target after this round.
     past_target: list[str]
 
 
@@ -102,7 +102,7 @@ def standings_lines(competition: Competition) -> tuple[list[str], list[StandingL
         for row in rows
     ]
     # The help line under the table reads "Ordered by ..., then Rounds needed (fewer first)".
-    return [t.label if t.descending else f"{t.label} (fewer first)" for t in TIEBREAKS[competition.game]], lines
+    return [t.label if t.higher_first else f"{t.label} (fewer first)" for t in tiebreaks(competition.game)], lines
 
 
 def seat_lines(participants: Sequence[MatchParticipant], players_per_match: int) -> list[SeatLine]:
@@ -117,44 +117,57 @@ def seat_lines(participants: Sequence[MatchParticipant], players_per_match: int)
 
 
 def set_lines(
-    participants: Sequence[MatchParticipant], table: Sequence[tuple[Game, Sequence[MatchSet]]]
+    participants: Sequence[MatchParticipant], table: SetTable, games: Sequence[GameBreakdown]
 ) -> list[SetLine]:
-    keys = [str(p.entrant_id) for p in participants]
-    lines = []
-    for game, sets in table:
-        for row in sets:
-            cells = []
-            for key in keys:
-                figures = row.scores.get(key, {})
-                cells.append((figures.get("cards", "–"), figures.get("aces", "–"), figures.get("points", "–")))
-            lines.append(SetLine(game=game.number, number=row.number, cells=cells))
-    return lines
+    columns = [column.key for column in table.columns]
+    return [
+        SetLine(
+            game=game.game.number,
+            number=row.number,
+            cells=[[row.cells.get(p.entrant_id, {}).get(key, "–") for key in columns] for p in participants],
+        )
+        for game in games
+        for row in game.rows
+    ]
 
 
-def race_lines(participants: Sequence[MatchParticipant], races: Sequence[GameRace]) -> list[RaceLine]:
+def race_lines(participants: Sequence[MatchParticipant], games: Sequence[GameBreakdown]) -> list[RaceLine]:
     names = {p.entrant_id: p.entrant.name for p in participants}
     lines = []
-    for race in races:
-        for step in race.rounds:
+    for game in games:
+        for row in game.rows:
+            cells = [row.cells.get(p.entrant_id, {}) for p in participants]
             lines.append(
                 RaceLine(
-                    game=race.game.number,
-                    number=step.number,
-                    cells=[step.points.get(p.entrant_id, ("–", "–")) for p in participants],
-                    play_on=step.play_on,
-                    past_target=[names.get(e, str(e)) for e in step.passed_target],
+                    game=game.game.number,
+                    number=row.number,
+                    cells=[(cell.get("points", "–"), cell.get("total", "–")) for cell in cells],
+                    play_on=row.marked,
+                    past_target=[names.get(e, str(e)) for e in row.past_target],
                 )
             )
     return lines
 
 
-def match_view(sheet: MatchSheet, players_per_match: int) -> MatchView:
+def breakdown_lines(
+    participants: Sequence[MatchParticipant], breakdown: Breakdown | None, games: Sequence[GameBreakdown]
+) -> tuple[list[SetLine], list[RaceLine]]:
+    """The set-table lines or the race lines of a match, whichever kind of breakdown its game has."""
+    if isinstance(breakdown, SetTable):
+        return set_lines(participants, breakdown, games), []
+    if isinstance(breakdown, Race):
+        return [], race_lines(participants, games)
+    return [], []
+
+
+def match_view(sheet: MatchSheet, players_per_match: int, breakdown: Breakdown | None) -> MatchView:
+    sets, race = breakdown_lines(sheet.participants, breakdown, sheet.games)
     return MatchView(
         match=sheet.match,
         round_number=sheet.match.round.number,
         seats=seat_lines(sheet.participants, players_per_match),
-        set_lines=set_lines(sheet.participants, sheet.set_table),
-        race_lines=race_lines(sheet.participants, sheet.race),
+        set_lines=sets,
+        race_lines=race,
     )
 
 
@@ -183,29 +196,32 @@ def available_steps(competition: Competition, progress: dict[str, int]) -> list[
 
 
 def competition_page(competition: Competition, *, may_run: bool) -> dict[str, Any]:
-    """The competition page's context: standings, each match's sets or race, and the run buttons if ``may_run``."""
+    """The competition page's context: standings, each match's breakdown, and the run buttons if ``may_run``."""
     progress = competition_progress(competition)
     labels, lines = standings_lines(competition)
+    breakdown = breakdown_of(competition.game)
     return {
         "tiebreak_labels": labels,
         "standing_lines": lines,
         "match_views": [
-            match_view(sheet, competition.players_per_match) for sheet in competition_match_sheets(competition)
+            match_view(sheet, competition.players_per_match, breakdown)
+            for sheet in competition_match_sheets(competition)
         ],
         "progress": progress,
-        "banter_target": BANTER_TARGET,
+        "breakdown": breakdown,
         "run_buttons": [(step, RUN_STEPS[step]) for step in available_steps(competition, progress)] if may_run else [],
         "can_add_entrants": competition.status == Competition.Status.OPEN and may_run,
     }
 
 
 def match_page(match: Match) -> dict[str, Any]:
-    """The match page's context: its 1923 set table or its Banter race, whichever its game has."""
+    """The match page's context: its games' set table or race, whichever kind of breakdown its game has."""
     participants = list(match.participants.select_related("entrant").order_by("seat"))
-    game = match.competition.game
+    breakdown = breakdown_of(match.competition.game)
+    sets, race = breakdown_lines(participants, breakdown, match_breakdown(match))
     return {
         "seat_names": [p.entrant.name for p in participants],
-        "set_lines": set_lines(participants, match_set_table(match)) if game == "1923" else [],
-        "race_lines": race_lines(participants, match_race(match)) if game == "banter" else [],
-        "banter_target": BANTER_TARGET,
+        "set_lines": sets,
+        "race_lines": race,
+        "breakdown": breakdown,
     }

@@ -13,6 +13,7 @@ from django.utils.html import format_html
 from engine.errors import EngineError
 from engine.record import Record
 from engine.verify import verify
+from league.standings import FIGURE_COLUMNS, tiebreaks
 from tournaments.admin.figures import match_points_text
 from tournaments.admin.scope import CompetitionPartAdmin, MatchPartAdmin
 from tournaments.admin.seeds import HIDDEN, match_over
@@ -152,17 +153,22 @@ class StandingAdmin(CompetitionPartAdmin[Standing]):
         "match_units",
         "games_played",
         "games_won",
-        "set_points",
-        "cards_won",
-        "trick_points",
-        "rounds_needed",
-        "total_score",
+        "game_figures",
         "mu",
         "sigma",
         "ordinal",
         "updated_at",
     )
     readonly_fields = fields
+
+    @admin.display(description="The game's own figures")
+    def game_figures(self, standing: Standing) -> str:
+        """Each figure the game sums per game, under its label, in the game's order (its profile says)."""
+        own = [t for t in tiebreaks(standing.competition.game) if t.column in FIGURE_COLUMNS]
+        shown = [
+            f"{t.label}: {getattr(standing, t.column)}" + ("" if t.higher_first else " (fewer first)") for t in own
+        ]
+        return "; ".join(shown) or "—"
 
     @admin.display(description="Match points", ordering="match_units")
     def match_points(self, standing: Standing) -> str:

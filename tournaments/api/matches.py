@@ -1,4 +1,4 @@
-"""/api/matches/: anyone reads matches, Banter races and 1923 set tables; organisers retry failed matches."""
+"""/api/matches/: anyone reads matches and their games' breakdowns (sets or a race); organisers retry failed matches."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.serializers import BaseSerializer
 
+from engine.games.profile import Race, SetTable
 from tournaments.api.filters import MatchFilter
 from tournaments.api.permissions import IsOrganiserOrReadOnly
 from tournaments.api.scoping import MatchScoped
@@ -26,12 +27,12 @@ from tournaments.api.serializers import (
     MatchSerializer,
 )
 from tournaments.models import Game, Match
-from tournaments.selectors import BANTER_TARGET, bot_runs_owned, match_detail, match_list, match_race, match_set_table
+from tournaments.selectors import bot_runs_owned, breakdown_of, match_breakdown, match_detail, match_list
 from tournaments.services.play import match_retry
 
 
 class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet[Match]):
-    """Matches with participants and games; one match also lists its stored sets (1923) or rounds (Banter)."""
+    """Matches with participants and games; one match also lists its games' stored sets or race rounds."""
 
     filterset_class = MatchFilter
     permission_classes = [IsAuthenticatedOrReadOnly, IsOrganiserOrReadOnly]
@@ -66,85 +67,85 @@ def _names(match: Match) -> dict[int, str]:
     return dict(match.participants.values_list("entrant_id", "entrant__name"))
 
 
-class _GamesOfOneKind(MatchScoped, viewsets.GenericViewSet[Game]):
-    """A per-game view that exists only for one game's matches; for any other game it is a 404."""
+class _BreakdownView(MatchScoped, viewsets.GenericViewSet[Game]):
+    """A match's breakdown of one kind (``Race`` or ``SetTable``): a 404 for a game whose profile has another."""
 
-    game_name: str
+    kind: type[Race] | type[SetTable]
 
     def get_queryset(self) -> QuerySet[Game]:
         # The rows come from a selector; this queryset only tells the schema generator the model.
         return Game.objects.none()
 
-    def checked_match(self) -> Match:
-        if self.match.competition.game != self.game_name:
-            raise Http404(f"only {self.game_name} matches have this view; this one is {self.match.competition.game}")
-        return self.match
+    def breakdown(self) -> Any:
+        game = self.match.competition.game
+        breakdown = breakdown_of(game)
+        if not isinstance(breakdown, self.kind):
+            raise Http404(f"this match's game ({game}) has no {self.kind.kind}: see /api/games/ for its results")
+        return breakdown
 
 
-class MatchRaceViewSet(_GamesOfOneKind):
-    """Banter: each side's points after every round on the way to 40, play-on rounds marked; a page per game."""
+class MatchRaceViewSet(_BreakdownView):
+    """A race to a target (Banter's to 40): each side's points after every round, play-on marked; a page per game."""
 
     serializer_class = GameRaceSerializer
-    game_name = "banter"
+    kind = Race
 
     def list(self, request: Request, **kwargs: Any) -> Response:
-        match = self.checked_match()
-        names = _names(match)
+        race: Race = self.breakdown()
+        names = _names(self.match)
         races = [
             {
-                "game": race.game.pk,
-                "number": race.game.number,
-                "target": BANTER_TARGET,
-                "winner": race.game.winner_id,
+                "game": game.game.pk,
+                "number": game.game.number,
+                "target": race.target,
+                "winner": game.game.winner_id,
                 "rounds": [
                     {
                         "number": row.number,
-                        "play_on": row.play_on,
-                        "passed_target": row.passed_target,
+                        "play_on": row.marked,
+                        "passed_target": row.past_target,
                         "points": [
-                            {"entrant": entrant, "name": names.get(entrant, ""), "points": points, "total": total}
-                            for entrant, (points, total) in sorted(row.points.items())
+                            {"entrant": entrant, "name": names.get(entrant, ""), **cell}
+                            for entrant, cell in sorted(row.cells.items())
                         ],
                     }
-                    for row in race.rounds
+                    for row in game.rows
                 ],
             }
-            for race in match_race(match)
+            for game in match_breakdown(self.match)
         ]
         page = self.paginate_queryset(races)
         return self.get_paginated_response(GameRaceSerializer(page, many=True).data)
 
 
-class MatchSetViewSet(_GamesOfOneKind):
-    """1923: every set of every game with each entrant's cards, Aces and points; a page per game."""
+class MatchSetViewSet(_BreakdownView):
+    """A game played in sets (1923): every set of every game with each entrant's figures; a page per game."""
 
     serializer_class = GameSetTableSerializer
-    game_name = "1923"
+    kind = SetTable
 
     def list(self, request: Request, **kwargs: Any) -> Response:
-        match = self.checked_match()
-        names = _names(match)
+        table: SetTable = self.breakdown()
+        names = _names(self.match)
+        columns = [{"key": column.key, "label": column.label} for column in table.columns]
         tables = [
             {
-                "game": game.pk,
-                "number": game.number,
-                "winner": game.winner_id,
+                "game": game.game.pk,
+                "number": game.game.number,
+                "winner": game.game.winner_id,
+                "columns": columns,
                 "sets": [
                     {
                         "number": row.number,
                         "scores": [
-                            {
-                                "entrant": int(entrant),
-                                "name": names.get(int(entrant), ""),
-                                **{key: figures.get(key, 0) for key in ("cards", "aces", "points")},
-                            }
-                            for entrant, figures in sorted(row.scores.items(), key=lambda item: int(item[0]))
+                            {"entrant": entrant, "name": names.get(entrant, ""), "figures": figures}
+                            for entrant, figures in sorted(row.cells.items())
                         ],
                     }
-                    for row in sets
+                    for row in game.rows
                 ],
             }
-            for game, sets in match_set_table(match)
+            for game in match_breakdown(self.match)
         ]
         page = self.paginate_queryset(tables)
         return self.get_paginated_response(GameSetTableSerializer(page, many=True).data)

@@ -324,12 +324,11 @@ class StandingRowSerializer(serializers.Serializer[Any]):
     def get_tiebreaks(self, row: StandingRow) -> list[dict[str, str]]:
         return [
             {
-                # Standings store match points in exact units; the column is shown in points.
-                "field": "match_points" if tiebreak.field == "match_units" else tiebreak.field,
+                "field": tiebreak.key,
                 "label": tiebreak.label,
                 "value": decimal_string(Fraction(value)),
                 "exact": fraction_string(Fraction(value)),
-                "order": "higher_first" if tiebreak.descending else "lower_first",
+                "order": "higher_first" if tiebreak.higher_first else "lower_first",
             }
             for tiebreak, value in row.tiebreaks
         ]
@@ -361,8 +360,10 @@ class EntrantPointsSerializer(serializers.Serializer[Any]):
 
 class RaceRoundSerializer(serializers.Serializer[Any]):
     number = serializers.IntegerField()
-    play_on = serializers.BooleanField(help_text="both sides had 40 or more, level, so the game played on")
-    passed_target = serializers.ListField(child=serializers.IntegerField(), help_text="entrants at 40 or more")
+    play_on = serializers.BooleanField(help_text="a round played on past the target (Banter: both level at 40 or more)")
+    passed_target = serializers.ListField(
+        child=serializers.IntegerField(), help_text="entrants at the target or past it after this round"
+    )
     points = EntrantPointsSerializer(many=True)
 
 
@@ -374,12 +375,18 @@ class GameRaceSerializer(serializers.Serializer[Any]):
     rounds = RaceRoundSerializer(many=True)
 
 
+class ColumnSerializer(serializers.Serializer[Any]):
+    key = serializers.CharField(help_text="the key of this figure in each entrant's figures")
+    label = serializers.CharField()  # type: ignore[assignment]  # as TiebreakSerializer.label
+
+
 class EntrantSetScoreSerializer(serializers.Serializer[Any]):
     entrant = serializers.IntegerField()
     name = serializers.CharField()
-    cards = serializers.IntegerField()
-    aces = serializers.IntegerField()
-    points = serializers.IntegerField()
+    figures = serializers.DictField(
+        child=serializers.IntegerField(),
+        help_text="the entrant's figures in this set, by column key (1923: cards, aces, points)",
+    )
 
 
 class SetRowSerializer(serializers.Serializer[Any]):
@@ -391,6 +398,7 @@ class GameSetTableSerializer(serializers.Serializer[Any]):
     game = serializers.IntegerField()
     number = serializers.IntegerField()
     winner = serializers.IntegerField(allow_null=True)
+    columns = ColumnSerializer(many=True, help_text="the figures of a set, in order, as the game's profile names them")
     sets = SetRowSerializer(many=True)
 
 

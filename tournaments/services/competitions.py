@@ -16,7 +16,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from engine.errors import EngineError
-from engine.games import GAME_NAMES, get_game, seats_for
+from engine.games import game_names, get_game, seats_for
 from engine.rng import derive_seed
 from league.models import BotVersion, Club, Membership, Player
 from tournaments.models import Competition, Entrant, Match, MatchParticipant, Round, Standing
@@ -26,8 +26,8 @@ from tournaments.services.scheduling import matches_release, round_release
 
 def validate_ruleset(*, game: str, options: Mapping[str, object] | None, players_per_match: int) -> dict[str, object]:
     """The engine's complete ruleset for these options, or a ValidationError naming the bad field."""
-    if game not in GAME_NAMES:
-        raise ValidationError({"game": f"unknown game {game!r}: choose one of {', '.join(GAME_NAMES)}"})
+    if game not in game_names():
+        raise ValidationError({"game": f"unknown game {game!r}: choose one of {', '.join(game_names())}"})
     engine_game = get_game(game)
     if not isinstance(options, Mapping):
         raise ValidationError({"options": "expected an object of option names and values"})

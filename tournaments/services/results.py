@@ -5,14 +5,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from decimal import Decimal
 from fractions import Fraction
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
+from engine.games import get_game
+from engine.games.profile import Breakdown, FigureOfGame
 from engine.match import GamePlayed, MatchResult
 from league.ratings import Skill, rate
-from league.standings import FIGURE_FIELDS, game_figures
+from league.standings import FIGURE_COLUMNS, own_figures
 from tournaments.models import (
     Competition,
     Match,
@@ -172,46 +174,27 @@ def _lock_competition(cursor: SqlCursor, competition_id: int) -> _Locked:
     return _Locked(*row)
 
 
-#: The games whose results are broken down into sets (1923) or rounds (Banter), stored as MatchSet rows.
-_GAMES_WITH_SETS = ("1923", "banter")
-
-
 def _create_games(competition: _Competition, match: Match, entrant_of: list[int], result: MatchResult) -> None:
-    with_sets = competition.game in _GAMES_WITH_SETS
-    # Game ids cost a read of every row just written: only sets need them.
-    ids = insert_games(match_id=match.pk, encoder=GameEncoder(entrant_of), games=result.games, return_ids=with_sets)
-    if with_sets:
-        _create_sets(competition.game, match, entrant_of, result, ids)
+    breakdown = get_game(competition.game).PROFILE.breakdown
+    # Game ids cost a read of every row just written: only a breakdown's rows need them.
+    ids = insert_games(
+        match_id=match.pk, encoder=GameEncoder(entrant_of), games=result.games, return_ids=breakdown is not None
+    )
+    if breakdown is not None:
+        _create_breakdown(breakdown, match, entrant_of, result, ids)
 
 
-def _create_sets(
-    game_name: str, match: Match, entrant_of: list[int], result: MatchResult, game_ids: dict[int, int]
+def _create_breakdown(
+    breakdown: Breakdown, match: Match, entrant_of: list[int], result: MatchResult, game_ids: dict[int, int]
 ) -> None:
-    """1923's sets and Banter's rounds, keyed by entrant so a table reads the same whatever the seating."""
+    """Each game's sets or race rounds, keyed by entrant so a table reads the same whatever the seating."""
     rows: list[MatchSet] = []
     for played in result.games:
         game_id = game_ids[played.number]
-        game_result: dict[str, Any] = played.record.result or {}
         people = [(seat, entrant_of[who]) for seat, who in enumerate(played.seating) if who is not None]
-        if game_name == "1923":
-            for number, row in enumerate(game_result.get("set_table", []), start=1):
-                scores = {
-                    str(entrant): {key: row[key][seat] for key in ("cards", "aces", "points") if key in row}
-                    for seat, entrant in people
-                }
-                rows.append(MatchSet(match=match, game_id=game_id, number=number, scores=scores))
-        elif game_name == "banter":
-            play_on = set(game_result.get("play_on_rounds", []))
-            previous = [0, 0]
-            for number, totals in enumerate(game_result.get("race", []), start=1):
-                scores = {
-                    str(entrant): {"points": totals[seat] - previous[seat], "total": totals[seat]}
-                    for seat, entrant in people
-                }
-                rows.append(
-                    MatchSet(match=match, game_id=game_id, number=number, scores=scores, play_on=number in play_on)
-                )
-                previous = list(totals)
+        for number, row in enumerate(breakdown.rows(played.record.result or {}), start=1):
+            scores = {str(entrant): row.cells[seat] for seat, entrant in people}
+            rows.append(MatchSet(match=match, game_id=game_id, number=number, scores=scores, play_on=row.marked))
     MatchSet.objects.bulk_create(rows, batch_size=1000)
 
 
@@ -234,7 +217,7 @@ def _update_participants(
 
 
 #: Standings columns a recorded match adds to, in the order _standing_deltas gives them.
-_ADDED = ("played", "won", "drawn", "lost", "match_units", "games_played", "games_won", *FIGURE_FIELDS)
+_ADDED = ("played", "won", "drawn", "lost", "match_units", "games_played", "games_won", *FIGURE_COLUMNS)
 
 
 def _update_standings(
@@ -270,35 +253,34 @@ def _standing_deltas(game: str, seats: list[_Seat], match_units: list[int], resu
     return deltas
 
 
-#: Where War's one figure, the rounds of the games a player won, sits in a row of _game_sums.
-_WAR_ROUNDS = 1 + FIGURE_FIELDS.index("rounds_needed")
-
-
 def _game_sums(game: str, participants: int, games: Sequence[GamePlayed]) -> list[list[int]]:
-    """Per participant: games won, then each of FIGURE_FIELDS, summed over the match's games."""
-    sums = [[0] * (1 + len(FIGURE_FIELDS)) for _ in range(participants)]
-    if game == "war":
-        # The same sums as game_figures gives (a test holds them to it), in one pass without a
-        # figures dict per seat and game: only a War game's winner gains anything.
-        for played in games:
-            game_result = played.record.result
-            winner = None if game_result is None else game_result.get("winner")
-            who = None if winner is None else played.seating[winner]
-            if who is not None:
-                row = sums[who]
-                row[0] += 1
-                row[_WAR_ROUNDS] += int(game_result["rounds"])  # type: ignore[index]
-        return sums
+    """Per participant: games won, then each figure slot (FIGURE_COLUMNS), summed over the match's games.
+
+    A figure counted in won games only is asked of the winner alone, so a game whose figures are
+    all of that kind (War) costs one lookup, not a call per seat.
+    """
+    winners_figures: list[tuple[int, FigureOfGame]] = []
+    seats_figures: list[tuple[int, FigureOfGame]] = []
+    for slot, figure in enumerate(own_figures(game), start=1):
+        if figure.of_game is not None:
+            (winners_figures if figure.won_games_only else seats_figures).append((slot, figure.of_game))
+    sums = [[0] * (1 + len(FIGURE_COLUMNS)) for _ in range(participants)]
     for played in games:
         game_result = played.record.result or {}
+        seating = played.seating
         winner = game_result.get("winner")
-        for seat, who in enumerate(played.seating):
-            if who is None:
-                continue
+        if winner is not None and (who := seating[winner]) is not None:
             row = sums[who]
-            row[0] += winner == seat
-            for offset, value in enumerate(game_figures(game, game_result, seat).values(), start=1):
-                row[offset] += value
+            row[0] += 1
+            for slot, of_game in winners_figures:
+                row[slot] += of_game(game_result, winner)
+        if not seats_figures:
+            continue
+        for seat, who in enumerate(seating):
+            if who is not None:
+                row = sums[who]
+                for slot, of_game in seats_figures:
+                    row[slot] += of_game(game_result, seat)
     return sums
 
 

@@ -35,7 +35,6 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from config.background import enqueue_on_commit, queue_lost_some, send_now
-from engine.cards import check_multiset, parse_cards, standard_deck
 from engine.errors import EngineError
 from engine.games import Game, get_game, seats_for
 from engine.match import GamePlayed, match_result, seating_for
@@ -219,35 +218,18 @@ def _parse_table_deal(game: Game, record: Record) -> dict[str, Any]:
     """The deal in the engine's canonical form; a wrong card count or a duplicated card is named here."""
     try:
         deal = dict(game.parse_deal(record.deal, record.options, record.players))
-        if game.NAME == "war" and "hands" in deal:
-            # The engine takes War hands of any size for tests; a real table deals one whole deck.
-            hands = [parse_cards(hand, count=26, what=f"hand {i + 1}") for i, hand in enumerate(deal["hands"])]
-            check_multiset([card for hand in hands for card in hand], standard_deck(), what="hands")
     except EngineError as exc:
         raise ReplayError(f"deal: {exc}") from None
+    problem = game.PROFILE.table_deal_problem(deal, record.options, record.players)
+    if problem:
+        raise ReplayError(f"deal: {problem}")
     return deal
 
 
 def _unlisted_shuffles(game: Game, record: Record) -> str:
-    """Why a valid record still is not a table game: a later deck its deal leaves to the seed ("" if none).
-
-    1923 sets and Banter reshuffles that a deal does not list are shuffled from the seed,
-    but at a real table people shuffled them by hand, so the transcript must list them.
-    """
+    """Why a valid record still is not a table game: a later deck its deal leaves to the seed ("" if none)."""
     _, state = replay(record)
-    if game.NAME == "1923":
-        played, listed = len((record.result or {}).get("set_table", [])), len(state.listed_sets)
-        if played > listed:
-            return f"deal: the game played {played} sets but the deal lists {listed}: list every set's deck"
-    if game.NAME == "banter":
-        for seat in (0, 1):
-            made, listed = state.reshuffles[seat], len(state.listed_reshuffles[seat])
-            if made > listed:
-                return (
-                    f"deal: seat {seat} reshuffled its discard pile {made} times but the deal lists {listed}: "
-                    "list every reshuffle's new draw pile"
-                )
-    return ""
+    return game.PROFILE.unlisted_shuffles(record.result or {}, state)
 
 
 def _seating_problem(game: Game, record: Record, game_number: int, people: int) -> str:

@@ -21,6 +21,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import connection
 
+from engine.bench import SERVICE_GAME
 from league.models import Club, Player
 from league.services import bot_create, bot_version_create_builtin, club_create, player_create
 from tournaments.models import Competition, Game, Match
@@ -78,12 +79,12 @@ class Command(BaseCommand):
             club=club,
             created_by=organiser,
             name=BENCH_NAME,
-            game="war",
+            game=SERVICE_GAME,
             games_per_match=math.ceil(games / matches),
             seed=20261122,
         )
         for number in range(entrants):
-            bot = bot_create(owner=organiser, name=f"bench-{competition.pk}-{number}", game="war")
+            bot = bot_create(owner=organiser, name=f"bench-{competition.pk}-{number}", game=SERVICE_GAME)
             entrant_join(competition=competition, bot_version=bot_version_create_builtin(bot=bot, strategy="random"))
         competition_start(competition=competition)
         ids = list(competition.matches.order_by("round__number", "id").values_list("id", flat=True))

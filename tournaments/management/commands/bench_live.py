@@ -34,6 +34,7 @@ from django.db import connection
 from rest_framework.authtoken.models import Token
 
 from config.celery import app
+from engine.bench import LIVE_GAMES
 from league.models import Club, Membership, Player
 from league.services import bot_create, bot_version_create_builtin, club_create, player_create
 from tournaments.models import Competition, Match
@@ -42,9 +43,6 @@ from tournaments.worker_processes import WorkerProcess
 
 if TYPE_CHECKING:
     from kombu.transport.virtual import Channel as VirtualChannel
-
-#: What the tables play, in turn: three people each (or two and a bot), so each move has two others to reach.
-GAMES: list[tuple[str, dict[str, Any]]] = [("1923", {"mode": "set"}), ("punk", {})]
 
 
 @dataclass
@@ -129,7 +127,7 @@ class Command(BaseCommand):
             seats = self._tables(tables, bot_tables, options["seed"])
             self.stdout.write(
                 f"{tables} live tables ({tables - bot_tables} of 3 people, {bot_tables} of 2 people and a bot; "
-                f"{', '.join(game for game, _ in GAMES)} in turn), {sum(map(len, seats))} people, "
+                f"{', '.join(game for game, _ in LIVE_GAMES)} in turn), {sum(map(len, seats))} people, "
                 f"made in {time.perf_counter() - started:.1f} s"
             )
             server = self._serve(options["port"], workers, queue)
@@ -162,7 +160,8 @@ class Command(BaseCommand):
         club = Club.objects.filter(slug="bench").first() or club_create(name="Bench", slug="bench", organiser=organiser)
         tables: list[list[Seat]] = []
         for number in range(count):
-            game, options = GAMES[number % len(GAMES)]
+            # Three people each (or two and a bot), so each move has two others to reach.
+            game, options = LIVE_GAMES[number % len(LIVE_GAMES)]
             competition = competition_create(
                 club=club,
                 created_by=organiser,

@@ -27,6 +27,7 @@ from django.db import connection
 from django.test import Client
 
 from config.celery import app
+from engine.bench import SERVICE_GAME
 from engine.match import play_match
 from league.models import Club, Player
 from league.services import bot_create, bot_version_create_builtin, club_create, player_create
@@ -101,12 +102,12 @@ class Command(BaseCommand):
             club=club,
             created_by=organiser,
             name=f"bench-service {uuid.uuid4().hex[:6]}",
-            game="war",
+            game=SERVICE_GAME,
             games_per_match=games_per_match,
             seed=20261122,
         )
         for number in range(entrants):
-            bot = bot_create(owner=organiser, name=f"service-{competition.pk}-{number}", game="war")
+            bot = bot_create(owner=organiser, name=f"service-{competition.pk}-{number}", game=SERVICE_GAME)
             entrant_join(competition=competition, bot_version=bot_version_create_builtin(bot=bot, strategy="random"))
         return competition
 
@@ -177,7 +178,7 @@ def _play_matches(jobs: list[tuple[int, int, dict[str, Any]]]) -> int:
     kept = []
     for seed, games, options in jobs:
         result = play_match(
-            "war",
+            SERVICE_GAME,
             participants=2,
             agents_for_game=lambda number, seating, game_seed: [None, None],
             seats=2,

@@ -179,6 +179,32 @@
     };
   }
 
+  // A game with no renderer of its own (engine/games/web/play/games.js): its observation's fields as
+  // they are, which is all the seat may see; the moves are the legal actions' buttons below.
+  // Card codes are drawn as cards, lists of plain values as "a, b, c", lists of anything else as a
+  // numbered list, objects as nested terms; nothing here knows which game it is.
+  function plainObservation(obs) {
+    const { isCard, card, cards } = window.Play;
+    const none = () => el("span", { class: "quiet" }, "none");
+    const plain = (value) => value === null || typeof value !== "object";
+    const terms = (object, cls) => el("dl", { class: cls },
+      Object.entries(object).map(([key, value]) => [el("dt", {}, key.replaceAll("_", " ")), el("dd", {}, shown(value))]));
+    function shown(value) {
+      if (value === null || value === undefined) return none();
+      if (typeof value === "boolean") return value ? "yes" : "no";
+      if (isCard(value)) return card(value);
+      if (Array.isArray(value)) {
+        if (!value.length) return none();
+        if (value.every(isCard)) return cards(value);
+        if (value.every(plain)) return value.map((item, i) => [i ? ", " : "", shown(item)]);
+        return el("ol", { class: "plain-list" }, value.map((item) => el("li", {}, shown(item))));
+      }
+      if (typeof value === "object") return Object.keys(value).length ? terms(value, "facts nested") : none();
+      return String(value);
+    }
+    return terms(obs, "facts observation");
+  }
+
   function render() {
     if (!table) return;
     const ctx = context();
@@ -190,7 +216,7 @@
     const board = games[table.game];
     let content;
     if (!table.observation) content = el("p", { class: "quiet" }, "No cards are dealt yet.");
-    else if (!board) content = el("p", {}, `This page cannot show ${table.game} yet.`);
+    else if (!board) content = plainObservation(table.observation);
     else content = board(table, table.observation, ctx);
     $("board").replaceChildren(content);
     renderActions();

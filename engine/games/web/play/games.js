@@ -1,5 +1,7 @@
-// The middle of the table, one renderer per game. Each draws only from the seat's observation
-// (engine/games/*.py, observation()): it never has, so never shows, a card the seat may not see.
+// The middle of the web table, one renderer per game, kept beside the games' rules (served as
+// play/games.js). Each draws only from the seat's observation (engine/games/*.py, observation()): it
+// never has, so never shows, a card the seat may not see. A game without a renderer here is drawn
+// by table.js from its observation's fields.
 "use strict";
 
 (function () {
