@@ -42,7 +42,7 @@ from django.db.models import Count
 from django.utils import timezone
 
 from league.models import BotVersion
-from league.standings import FIGURE_FIELDS
+from league.standings import FIGURE_COLUMNS
 from tests.e2e.conftest import BROKER
 from tests.factories import BotFactory, BotVersionFactory, ClubFactory, PlayerFactory
 from tournaments.models import Competition, Game, Match, Standing
@@ -86,7 +86,7 @@ STANDING_FIELDS = (
     "match_units",
     "games_played",
     "games_won",
-    *FIGURE_FIELDS,
+    *FIGURE_COLUMNS,
     "mu",
     "sigma",
     "ordinal",
