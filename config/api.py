@@ -11,6 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from engine.errors import EngineError
+from engine.games import UnknownGame
 from tournaments.errors import Conflict
 
 
@@ -18,6 +19,9 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     if isinstance(exc, DjangoValidationError):
         detail: Any = exc.message_dict if hasattr(exc, "error_dict") else {"non_field_errors": exc.messages}
         exc = serializers.ValidationError(detail)
+    elif isinstance(exc, UnknownGame):
+        # A stored competition of a game this process was not given (ENGINE_GAMES differs between nodes).
+        exc = ConflictResponse(f"{exc}: this server does not have that game (ENGINE_GAMES, docs/deploy.md)")
     elif isinstance(exc, EngineError):
         exc = serializers.ValidationError({"non_field_errors": [str(exc)]})
     elif isinstance(exc, Conflict):

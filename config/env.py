@@ -67,7 +67,7 @@ def env_rates(name: str, defaults: dict[str, str | None]) -> dict[str, str | Non
     return rates
 
 
-def env_games() -> tuple[str, ...]:
+def check_engine_games() -> tuple[str, ...]:
     """Every game, the engine's own and those ``ENGINE_GAMES`` registers, each imported and checked now:
     a bad entry stops the process at start with one line, not a match or a request later."""
     try:

@@ -15,7 +15,7 @@ from functools import cache
 from typing import Any
 
 from engine.games import get_game
-from engine.games.profile import GAMES_WON, MATCH_POINTS, MAX_FIGURES, Figure, LeagueProfile
+from engine.games.profile import GAMES_WON, MATCH_POINTS, MAX_FIGURES, LeagueProfile
 
 #: The standings columns that hold a game's own figures, in its profile's order.
 FIGURE_COLUMNS = tuple(f"figure_{slot}" for slot in range(1, MAX_FIGURES + 1))
@@ -43,10 +43,6 @@ def tiebreaks(game: str) -> tuple[Tiebreak, ...]:
 def _tiebreaks(profile: LeagueProfile) -> tuple[Tiebreak, ...]:
     columns = {**_LEAGUE_COLUMNS, **{f.key: FIGURE_COLUMNS[i] for i, f in enumerate(profile.own_figures)}}
     return tuple(Tiebreak(f.key, f.label, f.higher_first, columns[f.key]) for f in profile.order)
-
-
-def own_figures(game: str) -> tuple[Figure, ...]:
-    return get_game(game).PROFILE.own_figures
 
 
 def shared_ranks(keys: Sequence[tuple[Any, ...]]) -> list[int]:

@@ -50,6 +50,9 @@ class Snapshot:
     finished: list[dict[str, Any]]
 
 
+#: How a seat the engine plays (no participant: Punk's dummy) is named to people at the table.
+ENGINE_SEAT = "the engine"
+
 #: Snapshots by (match, version), shared by every viewer in this process: a change is read and unpickled
 #: once, not once per page watching it. A version names one state of play for good, so the played part
 #: (game, participants, games over) is never stale; table_snapshot still reads the match's own row (its
@@ -197,7 +200,7 @@ def _seat(
             clock = {"move_ms": max(0, move_left), "game_ms": max(0, game_left)}
     return {
         "seat": seat,
-        "name": "dummy" if participant is None else participant.name,
+        "name": ENGINE_SEAT if participant is None else participant.name,
         "kind": kind,
         "acted": acted,
         "clock": clock,
@@ -210,7 +213,9 @@ def _finished(match_id: int, participants: tuple[Participant, ...]) -> list[dict
     return [
         {
             "number": number,
-            "names": ["dummy" if who is None else participants[who].name for who in seating],
+            "names": [ENGINE_SEAT if who is None else participants[who].name for who in seating],
+            #: The seats no participant sat in: the engine played them (Punk's dummy).
+            "engine_seats": [seat for seat, who in enumerate(seating) if who is None],
             "result": result_without_bot_text((record or {}).get("result")),
         }
         for number, seating, record in rows.values_list("number", "seating", "record")

@@ -14,7 +14,7 @@ from django.db.models import Count, Prefetch, Q, QuerySet
 from django.utils import timezone
 
 from engine.games import game_names, get_game
-from engine.games.profile import Breakdown, Race, SetTable
+from engine.games.profile import MATCH_POINTS, Breakdown, Race, SetTable
 from league.models import Membership, Player
 from league.standings import Tiebreak, shared_ranks, tiebreaks
 from tournaments.models import (
@@ -59,7 +59,7 @@ def competition_standings(competition: Competition) -> list[StandingRow]:
     for rank, row in zip(shared_ranks(keys), rows, strict=True):
         points = Fraction(row.match_units, per_point)
         # The match-points column is shown in points, not the exact units it is stored in.
-        values = [(t, points if t.column == "match_units" else getattr(row, t.column)) for t in order]
+        values = [(t, points if t.key == MATCH_POINTS.key else getattr(row, t.column)) for t in order]
         table.append(StandingRow(rank=rank, standing=row, match_points=points, tiebreaks=values))
     return table
 

@@ -15,7 +15,7 @@ import dj_database_url
 import django_stubs_ext
 from django.core.exceptions import ImproperlyConfigured
 
-from config.env import env_bool, env_games, env_int, env_list, env_rates, env_str
+from config.env import check_engine_games, env_bool, env_int, env_list, env_rates, env_str
 
 # Django's generic classes (ModelAdmin[Player], ModelForm[Club]) subscriptable at run time, as mypy reads them.
 django_stubs_ext.monkeypatch()
@@ -29,9 +29,9 @@ SECRET_KEY = env_str("DJANGO_SECRET_KEY", "insecure-development-key-change-me")
 DEBUG = env_bool("DJANGO_DEBUG", False)
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
 
-#: The games played here: the engine's own and any ENGINE_GAMES adds (docs/engine-interface.md,
-#: "Adding a game"). Every process that plays or serves a game needs the same ENGINE_GAMES.
-GAMES = env_games()
+# The games beyond the engine's own (ENGINE_GAMES, docs/engine-interface.md, "Adding a game") are
+# imported and checked now, so a bad entry stops every process at start with one line.
+check_engine_games()
 
 INSTALLED_APPS = [
     "django.contrib.admin",

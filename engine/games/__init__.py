@@ -17,6 +17,7 @@ from __future__ import annotations
 import importlib
 import os
 import re
+import threading
 from collections.abc import Mapping
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Protocol, cast
@@ -77,9 +78,8 @@ class Game(Protocol):
 
 
 #: What a game module must define: the protocol's attributes and functions.
-_MEMBERS = tuple(
-    sorted({*Game.__annotations__, *(name for name, value in vars(Game).items() if callable(value) and name[0] != "_")})
-)
+_FUNCTIONS = tuple(sorted(name for name, value in vars(Game).items() if callable(value) and name[0] != "_"))
+_MEMBERS = tuple(sorted({*Game.__annotations__, *_FUNCTIONS}))
 
 #: The games the engine ships: name → (rules module, module of its built-in bots or None).
 _BUILT_IN: dict[str, tuple[str, str | None]] = {
@@ -95,6 +95,8 @@ _NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,9}")
 
 _registered: dict[str, tuple[str, str | None]] = {}
 _loaded: dict[str, ModuleType] = {}
+#: Held while the registry changes; reads need no lock (a dict lookup is atomic).
+_changing = threading.RLock()
 
 
 class UnknownGame(EngineError, ValueError):
@@ -107,16 +109,22 @@ class GameRegistrationError(EngineError, ValueError):
 
 def _registry() -> dict[str, tuple[str, str | None]]:
     if not _registered:
-        # All or nothing: a bad entry fails every use alike, rather than leaving the games before it.
-        games = dict(_BUILT_IN)
-        for name, module, bots in parse_engine_games(os.environ.get(ENGINE_GAMES_VARIABLE, "")):
-            try:
-                _check(games, name, module, bots)
-            except GameRegistrationError as exc:
-                raise GameRegistrationError(f"{ENGINE_GAMES_VARIABLE}: {exc}") from None
-            games[name] = (module, bots)
-        _registered.update(games)
+        with _changing:
+            if not _registered:
+                _registered.update(_from_environment())
     return _registered
+
+
+def _from_environment() -> dict[str, tuple[str, str | None]]:
+    # All or nothing: a bad entry fails every use alike, rather than leaving the games before it.
+    games = dict(_BUILT_IN)
+    for name, module, bots in parse_engine_games(os.environ.get(ENGINE_GAMES_VARIABLE, "")):
+        try:
+            _check(games, name, module, bots)
+        except GameRegistrationError as exc:
+            raise GameRegistrationError(f"{ENGINE_GAMES_VARIABLE}: {exc}") from None
+        games[name] = (module, bots)
+    return games
 
 
 def parse_engine_games(text: str) -> list[tuple[str, str, str | None]]:
@@ -140,9 +148,10 @@ def register_game(name: str, module: str, bots: str | None = None) -> Game:
     The registration holds for this process; other processes (workers) learn of the game
     from the ``ENGINE_GAMES`` variable.
     """
-    registry = _registry()
-    game = _check(registry, name, module, bots)
-    registry[name] = (module, bots)
+    with _changing:
+        registry = _registry()
+        game = _check(registry, name, module, bots)
+        registry[name] = (module, bots)
     return game
 
 
@@ -155,17 +164,14 @@ def _check(registry: Mapping[str, tuple[str, str | None]], name: str, module: st
     known = registry.get(name)
     if known is not None and known != (module, bots):
         raise GameRegistrationError(f"game {name!r} is already registered, to {known[0]}")
-    try:
-        loaded = importlib.import_module(module)
-        if bots is not None:
-            importlib.import_module(bots)
-    except ImportError as exc:
-        raise GameRegistrationError(f"game {name!r}: cannot import {exc.name or module}: {exc}") from None
-    missing = missing_members(loaded)
-    if missing:
-        raise GameRegistrationError(f"game {name!r}: {module} lacks {', '.join(missing)} (docs/engine-interface.md)")
+    loaded = _import(name, module)
+    problem = _protocol_problem(loaded)
+    if problem:
+        raise GameRegistrationError(f"game {name!r}: {module} {problem} (docs/engine-interface.md)")
     if name != loaded.NAME:
         raise GameRegistrationError(f"game {name!r}: {module} names itself {loaded.NAME!r}")
+    if bots is not None and not isinstance(getattr(_import(name, bots), "BOTS", None), Mapping):
+        raise GameRegistrationError(f"game {name!r}: {bots} has no BOTS mapping of bot names to factories")
     _loaded[name] = loaded
     return cast(Game, loaded)
 
@@ -174,13 +180,37 @@ def unregister_game(name: str) -> None:
     """Forget a game registered with :func:`register_game` (tests); the engine's own games stay."""
     if name in _BUILT_IN:
         raise GameRegistrationError(f"game {name!r} is one of the engine's own")
-    _registered.pop(name, None)
-    _loaded.pop(name, None)
+    with _changing:
+        _registered.pop(name, None)
+        _loaded.pop(name, None)
+
+
+def _import(name: str, module: str) -> ModuleType:
+    # Whatever importing the module raises (its own bugs too), the registration says which game and module.
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise GameRegistrationError(f"game {name!r}: cannot import {exc.name or module}: {exc}") from None
+    except Exception as exc:
+        raise GameRegistrationError(f"game {name!r}: importing {module} failed: {type(exc).__name__}: {exc}") from None
 
 
 def missing_members(module: ModuleType) -> list[str]:
     """The members of the :class:`Game` protocol that ``module`` does not define."""
     return [member for member in _MEMBERS if not hasattr(module, member)]
+
+
+def _protocol_problem(module: ModuleType) -> str:
+    """What keeps ``module`` from being a game: missing or mistyped members of the protocol, or ""."""
+    missing = missing_members(module)
+    if missing:
+        return f"lacks {', '.join(missing)}"
+    if not isinstance(module.PROFILE, LeagueProfile):
+        return "has a PROFILE that is not an engine.games.profile.LeagueProfile"
+    if not isinstance(module.OPTIONS, OptionSet):
+        return "has OPTIONS that are not an engine.options.OptionSet"
+    not_callable = [member for member in _FUNCTIONS if not callable(getattr(module, member))]
+    return f"has {', '.join(not_callable)} that cannot be called" if not_callable else ""
 
 
 def game_names() -> tuple[str, ...]:
@@ -190,7 +220,7 @@ def game_names() -> tuple[str, ...]:
 
 def bots_module(name: str) -> str | None:
     """The module holding the built-in bots of game ``name`` (a ``BOTS`` mapping), if it has one."""
-    return _registry()[str(name).strip().lower()][1]
+    return _registry()[get_game(name).NAME][1]
 
 
 def get_game(name: str) -> Game:

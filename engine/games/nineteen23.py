@@ -690,8 +690,12 @@ def _copy_row(row: Mapping[str, Any]) -> dict[str, Any]:
     return {key: value[:] if isinstance(value, list) else value for key, value in row.items()}
 
 
+#: A set's figures per seat, as the set table shows them (each a key of the result's ``set_table`` rows).
+_SET_COLUMNS = (Column("cards", "Cards"), Column("aces", "Aces"), Column("points", "Points"))
+
+
 def _set_rows(result: ResultJSON) -> list[Row]:
-    columns = ("cards", "aces", "points")
+    columns = [column.key for column in _SET_COLUMNS]
     return [
         Row(cells=[{key: row[key][seat] for key in columns} for seat in range(len(row["cards"]))])
         for row in result.get("set_table", [])
@@ -712,8 +716,6 @@ PROFILE = LeagueProfile(
         Figure("set_points", "Set points", of_game=lambda result, seat: int(result["points"][seat])),
         Figure("cards_won", "Cards won", of_game=lambda result, seat: int(result["cards"][seat])),
     ),
-    breakdown=SetTable(
-        columns=(Column("cards", "Cards"), Column("aces", "Aces"), Column("points", "Points")), rows=_set_rows
-    ),
+    breakdown=SetTable(columns=_SET_COLUMNS, rows=_set_rows),
     unlisted_shuffles=_unlisted_sets,
 )

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, ClassVar
 
 #: A game's result as JSON (``Result.to_json``): the common keys and the game's own figures.
 ResultJSON = Mapping[str, Any]
@@ -76,7 +76,8 @@ class SetTable:
 
     columns: tuple[Column, ...]
     rows: Callable[[ResultJSON], list[Row]]
-    kind: str = "sets"
+    #: What the API calls this kind of breakdown (its path: /api/matches/{id}/sets/).
+    kind: ClassVar[str] = "sets"
 
 
 @dataclass(frozen=True)
@@ -90,8 +91,7 @@ class Race:
     rows: Callable[[ResultJSON], list[Row]]
     #: What a marked round is called on the pages (the help line under the race).
     marked_label: str = "play-on round"
-    kind: str = "race"
-    columns: tuple[Column, ...] = (Column("points", "Points"), Column("total", "Total"))
+    kind: ClassVar[str] = "race"
 
 
 Breakdown = SetTable | Race
@@ -149,11 +149,20 @@ class LeagueProfile:
         """The figures the game sums from its results, in order: the league stores them in this order."""
         return tuple(f for f in self.order if f.of_game is not None)
 
+    @cached_property
+    def winners_figures(self) -> tuple[tuple[int, FigureOfGame], ...]:
+        """(index in ``own_figures``, source) of each figure counted for a game's sole winner only."""
+        return tuple((i, f.of_game) for i, f in enumerate(self.own_figures) if f.of_game and f.won_games_only)
+
+    @cached_property
+    def seats_figures(self) -> tuple[tuple[int, FigureOfGame], ...]:
+        """(index in ``own_figures``, source) of each figure counted for every seat."""
+        return tuple((i, f.of_game) for i, f in enumerate(self.own_figures) if f.of_game and not f.won_games_only)
+
     def figures_of_game(self, result: ResultJSON, seat: int) -> list[int]:
         """What one finished game adds to a seat's own figures, in ``own_figures`` order."""
-        won = result.get("winner") == seat
-        return [
-            f.of_game(result, seat) if won or not f.won_games_only else 0
-            for f in self.own_figures
-            if f.of_game is not None
-        ]
+        values = [0] * len(self.own_figures)
+        sources = self.seats_figures + (self.winners_figures if result.get("winner") == seat else ())
+        for index, of_game in sources:
+            values[index] = of_game(result, seat)
+        return values

@@ -6,7 +6,7 @@ import django_filters as filters
 from django.db.models import QuerySet
 
 from config.api_input import BooleanFilter, WholeNumberFilter
-from league.models import Bot, BotVersion, Club, Membership, Player, game_choices
+from league.models import GAME_CHOICES, Bot, BotVersion, Club, Membership, Player
 
 
 class PlayerFilter(filters.FilterSet):
@@ -24,7 +24,7 @@ class PlayerFilter(filters.FilterSet):
 
 
 class BotFilter(filters.FilterSet):
-    game = filters.ChoiceFilter(choices=game_choices)
+    game = filters.ChoiceFilter(choices=GAME_CHOICES)
     owner = WholeNumberFilter(field_name="owner_id", label="Owner (player id)")
     retired = BooleanFilter(method="filter_retired", label="Retired bots only (true) or active only (false)")
     created = filters.DateFromToRangeFilter(field_name="created_at")

@@ -28,6 +28,20 @@ def manage(engine_games: str, *args: str) -> subprocess.CompletedProcess[str]:
         ("cards=tests.engine.high_card", "ENGINE_GAMES: game 'cards': tests.engine.high_card names itself 'highcard'"),
         ("highcard=engine.cards", "ENGINE_GAMES: game 'highcard': engine.cards lacks DECISIONS, MAX_PLAYERS"),
         ("war=tests.engine.high_card", "ENGINE_GAMES: game 'war' is already registered, to engine.games.war"),
+        (
+            "highcard=tests.engine.broken.raises_on_import",
+            "ENGINE_GAMES: game 'highcard': importing tests.engine.broken.raises_on_import failed: "
+            "RuntimeError: a bug in the game module",
+        ),
+        (
+            "highcard=tests.engine.broken.profile_missing",
+            "ENGINE_GAMES: game 'highcard': tests.engine.broken.profile_missing has a PROFILE that is not an "
+            "engine.games.profile.LeagueProfile",
+        ),
+        (
+            "highcard=tests.engine.high_card:engine.cards",
+            "ENGINE_GAMES: game 'highcard': engine.cards has no BOTS mapping of bot names to factories",
+        ),
     ],
 )
 def test_a_bad_entry_stops_the_process_with_one_clear_line(value: str, message: str) -> None:
@@ -39,7 +53,7 @@ def test_a_bad_entry_stops_the_process_with_one_clear_line(value: str, message: 
 
 def test_a_good_entry_adds_the_game_after_the_engine_s_own() -> None:
     shown = manage(
-        "highcard=tests.engine.high_card", "shell", "-c", "from django.conf import settings; print(settings.GAMES)"
+        "highcard=tests.engine.high_card", "shell", "-c", "from engine.games import game_names; print(game_names())"
     )
     assert shown.returncode == 0, shown.stderr
     assert shown.stdout.strip().splitlines()[-1] == "('war', '1923', 'banter', 'punk', 'highcard')"

@@ -145,9 +145,26 @@ def test_war_sums_count_games_won_and_the_rounds_of_the_games_each_won() -> None
             assert who is not None
             expected[who][0] += 1
             expected[who][1] += game_result["rounds"]
-    assert _game_sums("war", 2, result.games) == expected
+    assert _game_sums(get_game("war").PROFILE, 2, result.games) == expected
     assert expected[0][0] + expected[1][0] > 0
     assert expected[0][1] + expected[1][1] > 0
+
+
+@pytest.mark.parametrize(("game", "participants"), [("war", 2), ("1923", 3), ("banter", 2), ("punk", 4)])
+def test_the_one_pass_sums_are_each_game_s_figures_summed(game: str, participants: int) -> None:
+    """Recording's sums agree with the profile's own figures_of_game, game by game and seat by seat."""
+    result = played(game, participants, games=12)
+    profile = get_game(game).PROFILE
+    expected = [[0] * (1 + len(FIGURE_COLUMNS)) for _ in range(participants)]
+    for game_played in result.games:
+        game_result = game_played.record.result or {}
+        for seat, who in enumerate(game_played.seating):
+            if who is not None:
+                expected[who][0] += game_result.get("winner") == seat
+                for index, value in enumerate(profile.figures_of_game(game_result, seat), start=1):
+                    expected[who][index] += value
+    assert _game_sums(profile, participants, result.games) == expected
+    assert any(any(row[1:]) for row in expected)
 
 
 @pytest.mark.django_db

@@ -19,7 +19,7 @@ from tournaments.admin.actions import (
     start_competitions,
 )
 from tournaments.admin.forms import RULE_FIELDS, CompetitionAddForm, CompetitionChangeForm
-from tournaments.admin.pages import competition_page
+from tournaments.admin.pages import competition_page, unknown_game_reported
 from tournaments.admin.scope import CompetitionPartAdmin, ReadOnlyInline, runs_competition
 from tournaments.admin.seeds import competition_seed_text
 from tournaments.admin.views import CompetitionRunViews, change_url
@@ -214,7 +214,8 @@ class CompetitionAdmin(CompetitionRunViews):
         competition = self.get_object(request, object_id)
         context = dict(extra_context or {})
         if competition is not None:
-            context.update(competition_page(competition, may_run=self.has_run_permission(request)))
+            with unknown_game_reported(request):
+                context.update(competition_page(competition, may_run=self.has_run_permission(request)))
         return super().change_view(request, object_id, form_url, context)
 
 

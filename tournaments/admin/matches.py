@@ -12,7 +12,7 @@ from django.utils.html import format_html
 
 from league.admin.permissions import can_organise
 from tournaments.admin.actions import retry_matches
-from tournaments.admin.pages import match_page
+from tournaments.admin.pages import match_page, unknown_game_reported
 from tournaments.admin.scope import CompetitionPartAdmin, ReadOnlyInline
 from tournaments.admin.seeds import match_seed_text
 from tournaments.models import Match, MatchParticipant, Round
@@ -112,5 +112,6 @@ class MatchAdmin(CompetitionPartAdmin[Match]):
         match = self.get_object(request, object_id)
         context = dict(extra_context or {})
         if match is not None:
-            context.update(match_page(match))
+            with unknown_game_reported(request):
+                context.update(match_page(match))
         return super().change_view(request, object_id, form_url, context)

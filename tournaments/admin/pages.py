@@ -6,10 +6,15 @@ The builders turn the selectors' rows into plain lines, so the templates print t
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from django.contrib import messages
+from django.http import HttpRequest
+
+from engine.games import UnknownGame
 from engine.games.profile import Breakdown, Race, SetTable
 from league.standings import tiebreaks
 from tournaments.admin.figures import match_points_text, points_text
@@ -23,6 +28,19 @@ from tournaments.selectors import (
     competition_standings,
     match_breakdown,
 )
+
+#: What a page says of a competition whose game this server does not have.
+UNKNOWN_GAME_NOTE = "this server does not have that game (ENGINE_GAMES, docs/deploy.md)"
+
+
+@contextmanager
+def unknown_game_reported(request: HttpRequest) -> Iterator[None]:
+    """Build a page's parts that need the game; a game this server lacks is said on the page, not a 500."""
+    try:
+        yield
+    except UnknownGame as exc:
+        messages.error(request, f"{exc}: {UNKNOWN_GAME_NOTE}, so its standings and matches cannot be shown.")
+
 
 # --- Lines the templates print ------------------------------------------------------------------------
 

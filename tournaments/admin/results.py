@@ -11,10 +11,12 @@ from django.http import HttpRequest
 from django.utils.html import format_html
 
 from engine.errors import EngineError
+from engine.games import UnknownGame
 from engine.record import Record
 from engine.verify import verify
 from league.standings import FIGURE_COLUMNS, tiebreaks
 from tournaments.admin.figures import match_points_text
+from tournaments.admin.pages import UNKNOWN_GAME_NOTE
 from tournaments.admin.scope import CompetitionPartAdmin, MatchPartAdmin
 from tournaments.admin.seeds import HIDDEN, match_over
 from tournaments.models import Competition, Game, MatchSet, Standing
@@ -164,7 +166,10 @@ class StandingAdmin(CompetitionPartAdmin[Standing]):
     @admin.display(description="The game's own figures")
     def game_figures(self, standing: Standing) -> str:
         """Each figure the game sums per game, under its label, in the game's order (its profile says)."""
-        own = [t for t in tiebreaks(standing.competition.game) if t.column in FIGURE_COLUMNS]
+        try:
+            own = [t for t in tiebreaks(standing.competition.game) if t.column in FIGURE_COLUMNS]
+        except UnknownGame as exc:
+            return f"{exc}: {UNKNOWN_GAME_NOTE}"
         shown = [
             f"{t.label}: {getattr(standing, t.column)}" + ("" if t.higher_first else " (fewer first)") for t in own
         ]

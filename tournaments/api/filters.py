@@ -10,13 +10,13 @@ import django_filters as filters
 from django.db.models import QuerySet
 
 from config.api_input import WholeNumberFilter
-from league.models import game_choices
+from league.models import GAME_CHOICES
 from tournaments.models import Competition, Game, Match, MatchParticipant
 from tournaments.selectors import competitions_of_player, matches_of_player
 
 
 class CompetitionFilter(filters.FilterSet):
-    game = filters.ChoiceFilter(choices=game_choices)
+    game = filters.ChoiceFilter(choices=GAME_CHOICES)
     status = filters.ChoiceFilter(choices=Competition.Status.choices)
     kind = filters.ChoiceFilter(choices=Competition.Kind.choices)
     club = WholeNumberFilter(field_name="club_id", label="Club (id)")
@@ -36,7 +36,7 @@ class CompetitionFilter(filters.FilterSet):
 class MatchFilter(filters.FilterSet):
     competition = WholeNumberFilter(field_name="competition_id", label="Competition (id)")
     round = WholeNumberFilter(field_name="round__number", label="Round number")
-    game = filters.ChoiceFilter(field_name="competition__game", choices=game_choices)
+    game = filters.ChoiceFilter(field_name="competition__game", choices=GAME_CHOICES)
     status = filters.ChoiceFilter(choices=Match.Status.choices)
     player = WholeNumberFilter(method="filter_player", label="Played by this player, in person or by bot (id)")
     entrant = WholeNumberFilter(method="filter_entrant", label="Played by this entrant (id)")
@@ -58,7 +58,7 @@ class MatchFilter(filters.FilterSet):
 class GameFilter(filters.FilterSet):
     match = WholeNumberFilter(field_name="match_id", label="Match (id)")
     competition = WholeNumberFilter(field_name="match__competition_id", label="Competition (id)")
-    game = filters.ChoiceFilter(field_name="match__competition__game", choices=game_choices)
+    game = filters.ChoiceFilter(field_name="match__competition__game", choices=GAME_CHOICES)
     winner = WholeNumberFilter(field_name="winner_id", label="Won by this entrant (id)")
     recorded = filters.DateFromToRangeFilter(field_name="recorded_at")
 

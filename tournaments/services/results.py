@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from decimal import Decimal
 from fractions import Fraction
@@ -11,10 +12,10 @@ from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from engine.games import get_game
-from engine.games.profile import Breakdown, FigureOfGame
+from engine.games.profile import LeagueProfile, Row
 from engine.match import GamePlayed, MatchResult
 from league.ratings import Skill, rate
-from league.standings import FIGURE_COLUMNS, own_figures
+from league.standings import FIGURE_COLUMNS
 from tournaments.models import (
     Competition,
     Match,
@@ -29,6 +30,8 @@ from tournaments.services.game_rows import GameEncoder, insert_games
 from tournaments.services.scheduling import next_round_release_if_done
 from tournaments.services.statements import SqlCursor, pipelined, sql_cursor
 from tournaments.standings_cache import publish_results_version
+
+log = logging.getLogger(__name__)
 
 #: A match can be recorded from these states: claimed by a worker, retried after an error, or played by people.
 RECORDABLE = (Match.Status.RUNNING, Match.Status.PENDING, Match.Status.ERROR, Match.Status.LIVE)
@@ -84,6 +87,13 @@ def match_record_result(*, match: Match, result: MatchResult) -> Match:
     """
     try:
         return _record(match, result)
+    except ResultsUnreadable as exc:
+        # Nothing was written. Not a retry's to fix: the same results would fail the same way.
+        Match.objects.filter(pk=match.pk, status__in=RECORDABLE).update(
+            status=Match.Status.ERROR, error=str(exc)[:4000], finished_at=timezone.now()
+        )
+        match.refresh_from_db()
+        return match
     except _NotRecordable:
         match.refresh_from_db()
         return match
@@ -102,7 +112,8 @@ def _record(match: Match, result: MatchResult) -> Match:
         competition, seats = _competition_and_seats(cursor, match.pk)
         if len(seats) != len(result.ranks):
             raise ValueError(f"match {match.pk} has {len(seats)} participants, result has {len(result.ranks)}")
-        _create_games(competition, match, [seat.entrant_id for seat in seats], result)
+        reading = _read_with_profile(competition.game, len(seats), result)
+        _create_games(match, [seat.entrant_id for seat in seats], result, reading.breakdowns)
         locked = _lock_competition(cursor, competition.id)
         version = locked.results_version + 1
         with pipelined():
@@ -113,7 +124,7 @@ def _record(match: Match, result: MatchResult) -> Match:
                 [Match.Status.DONE, "", at, match.pk, *RECORDABLE],
             )
             match_units = _update_participants(cursor, competition, seats, result)
-            _update_standings(cursor, competition, seats, match_units, result, at)
+            _update_standings(cursor, seats, match_units, result, reading.sums, at)
             # The competition row is locked, so this read-then-write cannot race.
             cursor.execute(
                 f"UPDATE {Competition._meta.db_table} SET results_version = %s WHERE id = %s",
@@ -174,25 +185,65 @@ def _lock_competition(cursor: SqlCursor, competition_id: int) -> _Locked:
     return _Locked(*row)
 
 
-def _create_games(competition: _Competition, match: Match, entrant_of: list[int], result: MatchResult) -> None:
-    breakdown = get_game(competition.game).PROFILE.breakdown
+class ResultsUnreadable(Exception):
+    """The game's league profile failed on this match's results: the match goes in error with the cause."""
+
+
+class _ProfileReading(NamedTuple):
+    """What the game's league profile makes of a match's results, worked out before anything is written."""
+
+    #: Per participant: games won, then each figure slot (FIGURE_COLUMNS).
+    sums: list[list[int]]
+    #: Per game number, its breakdown's rows; None for a game without a breakdown.
+    breakdowns: dict[int, list[Row]] | None
+
+
+def _read_with_profile(game: str, participants: int, result: MatchResult) -> _ProfileReading:
+    """The profile's figures and breakdown of every game, or ResultsUnreadable saying why not.
+
+    A profile is a game's code, possibly from outside the engine (ENGINE_GAMES): it runs here,
+    before the games are written and the competition is locked, so a failure costs nothing.
+    """
+    try:
+        profile = get_game(game).PROFILE
+        breakdown = profile.breakdown
+        return _ProfileReading(
+            sums=_game_sums(profile, participants, result.games),
+            breakdowns=None
+            if breakdown is None
+            else {played.number: breakdown.rows(played.record.result or {}) for played in result.games},
+        )
+    except Exception as exc:
+        log.exception("the league profile of %s failed on a match's results", game)
+        raise ResultsUnreadable(
+            f"the league profile of {game} could not read this match's results: {type(exc).__name__}: {exc}"
+        ) from exc
+
+
+def _create_games(
+    match: Match, entrant_of: list[int], result: MatchResult, breakdowns: dict[int, list[Row]] | None
+) -> None:
     # Game ids cost a read of every row just written: only a breakdown's rows need them.
     ids = insert_games(
-        match_id=match.pk, encoder=GameEncoder(entrant_of), games=result.games, return_ids=breakdown is not None
+        match_id=match.pk, encoder=GameEncoder(entrant_of), games=result.games, return_ids=breakdowns is not None
     )
-    if breakdown is not None:
-        _create_breakdown(breakdown, match, entrant_of, result, ids)
+    if breakdowns is not None:
+        _create_breakdown(breakdowns, match, entrant_of, result, ids)
 
 
 def _create_breakdown(
-    breakdown: Breakdown, match: Match, entrant_of: list[int], result: MatchResult, game_ids: dict[int, int]
+    breakdowns: dict[int, list[Row]],
+    match: Match,
+    entrant_of: list[int],
+    result: MatchResult,
+    game_ids: dict[int, int],
 ) -> None:
     """Each game's sets or race rounds, keyed by entrant so a table reads the same whatever the seating."""
     rows: list[MatchSet] = []
     for played in result.games:
         game_id = game_ids[played.number]
         people = [(seat, entrant_of[who]) for seat, who in enumerate(played.seating) if who is not None]
-        for number, row in enumerate(breakdown.rows(played.record.result or {}), start=1):
+        for number, row in enumerate(breakdowns[played.number], start=1):
             scores = {str(entrant): row.cells[seat] for seat, entrant in people}
             rows.append(MatchSet(match=match, game_id=game_id, number=number, scores=scores, play_on=row.marked))
     MatchSet.objects.bulk_create(rows, batch_size=1000)
@@ -222,10 +273,10 @@ _ADDED = ("played", "won", "drawn", "lost", "match_units", "games_played", "game
 
 def _update_standings(
     cursor: SqlCursor,
-    competition: _Competition,
     seats: list[_Seat],
     match_units: list[int],
     result: MatchResult,
+    sums: list[list[int]],
     at: object,
 ) -> None:
     """Add the match to each participant's row: one prepared UPDATE per row, each an increment.
@@ -233,7 +284,7 @@ def _update_standings(
     Plain SQL rather than F() expressions: compiling eleven expressions per row cost more
     than the games of a short match. Increments stay correct whatever else touched the row.
     """
-    deltas = _standing_deltas(competition.game, seats, match_units, result)
+    deltas = _standing_deltas(seats, match_units, result, sums)
     assignments = ", ".join(f"{column} = {column} + %s" for column in _ADDED)
     cursor.executemany(
         f"UPDATE {Standing._meta.db_table} SET {assignments}, updated_at = %s WHERE entrant_id = %s",
@@ -241,8 +292,9 @@ def _update_standings(
     )
 
 
-def _standing_deltas(game: str, seats: list[_Seat], match_units: list[int], result: MatchResult) -> list[list[int]]:
-    sums = _game_sums(game, len(seats), result.games)
+def _standing_deltas(
+    seats: list[_Seat], match_units: list[int], result: MatchResult, sums: list[list[int]]
+) -> list[list[int]]:
     first = [i for i, rank in enumerate(result.ranks) if rank == 1]
     deltas = []
     for index, seat in enumerate(seats):
@@ -253,17 +305,14 @@ def _standing_deltas(game: str, seats: list[_Seat], match_units: list[int], resu
     return deltas
 
 
-def _game_sums(game: str, participants: int, games: Sequence[GamePlayed]) -> list[list[int]]:
+def _game_sums(profile: LeagueProfile, participants: int, games: Sequence[GamePlayed]) -> list[list[int]]:
     """Per participant: games won, then each figure slot (FIGURE_COLUMNS), summed over the match's games.
 
-    A figure counted in won games only is asked of the winner alone, so a game whose figures are
-    all of that kind (War) costs one lookup, not a call per seat.
+    The same sums as the profile's ``figures_of_game`` gives (a test holds them to it), in one pass:
+    a figure counted in won games only is asked of the winner alone, so a game whose figures
+    are all of that kind (War) costs one lookup a game, not a call per seat.
     """
-    winners_figures: list[tuple[int, FigureOfGame]] = []
-    seats_figures: list[tuple[int, FigureOfGame]] = []
-    for slot, figure in enumerate(own_figures(game), start=1):
-        if figure.of_game is not None:
-            (winners_figures if figure.won_games_only else seats_figures).append((slot, figure.of_game))
+    winners_figures, seats_figures = profile.winners_figures, profile.seats_figures
     sums = [[0] * (1 + len(FIGURE_COLUMNS)) for _ in range(participants)]
     for played in games:
         game_result = played.record.result or {}
@@ -272,15 +321,15 @@ def _game_sums(game: str, participants: int, games: Sequence[GamePlayed]) -> lis
         if winner is not None and (who := seating[winner]) is not None:
             row = sums[who]
             row[0] += 1
-            for slot, of_game in winners_figures:
-                row[slot] += of_game(game_result, winner)
+            for index, of_game in winners_figures:
+                row[1 + index] += of_game(game_result, winner)
         if not seats_figures:
             continue
         for seat, who in enumerate(seating):
             if who is not None:
                 row = sums[who]
-                for slot, of_game in seats_figures:
-                    row[slot] += of_game(game_result, seat)
+                for index, of_game in seats_figures:
+                    row[1 + index] += of_game(game_result, seat)
     return sums
 
 

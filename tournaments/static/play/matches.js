@@ -15,7 +15,7 @@
 
   function seatName(match, seat) {
     const found = atSeat(match, seat);
-    return found ? found.name : "the dummy";
+    return found ? found.name : "the engine";
   }
 
   function row(match) {

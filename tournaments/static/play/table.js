@@ -309,24 +309,26 @@
   function describeResult(game) {
     const result = game.result || {};
     const names = game.names || [];
-    const people = names.filter((n) => n !== "dummy").length;
-    const name = (seat) => (seat < people ? names[seat] : "the dummy");
+    const engineSeats = game.engine_seats || [];
+    const person = (seat) => !engineSeats.includes(seat);
+    const people = names.length - engineSeats.length;
+    const name = (seat) => names[seat];
     const winners = result.winners || (result.winner === null || result.winner === undefined ? [] : [result.winner]);
     const parts = [`Game ${game.number + 1}: `];
     if (result.forfeit) parts.push(`${name(result.forfeit.seat)} forfeited (${result.forfeit.cause}); `);
-    const won = winners.filter((seat) => seat < people);
+    const won = winners.filter(person);
     if (!won.length || won.length === people) parts.push("a draw");
     else if (won.length > 1) parts.push(`shared by ${won.map(name).join(" and ")}`);
     else parts.push(`won by ${name(won[0])}`);
     if (result.scores) {
       // Listed by participant, in the same order for every game, though their seats moved.
       const bySeat = result.scores.map((score, seat) => ({ seat, score }));
-      const order = (entry) => (entry.seat < people ? (entry.seat + game.number) % people : entry.seat);
+      // People's seats rotate every game (seat = (participant + game) mod people); the engine's come last.
+      const order = (entry) => (person(entry.seat) ? (entry.seat + game.number) % people : entry.seat);
       bySeat.sort((a, b) => order(a) - order(b));
       parts.push(` · scores ${bySeat.map(({ seat, score }) => `${name(seat)} ${score}`).join(", ")}`);
     }
     if (result.rounds !== undefined) parts.push(` · ${result.rounds} rounds`);
-    if (result.wars !== undefined) parts.push(`, ${result.wars} wars`);
     return parts.join("");
   }
 
