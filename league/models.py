@@ -42,6 +42,14 @@ class Club(models.Model):
         ORGANISERS = "organisers"
         MEMBERS = "members"
 
+    class Joining(models.TextChoices):
+        #: Anyone signed in joins at once.
+        OPEN = "open"
+        #: Anyone may ask; an organiser accepts or declines.
+        REQUEST = "request"
+        #: Only with an invitation code an organiser made.
+        INVITATION = "invitation"
+
     name = models.CharField(max_length=120)
     slug = models.SlugField(max_length=60, unique=True)
     members = models.ManyToManyField(Player, through="Membership", related_name="clubs")
@@ -49,6 +57,8 @@ class Club(models.Model):
     competition_creators = models.CharField(
         max_length=12, choices=CompetitionCreators.choices, default=CompetitionCreators.ORGANISERS
     )
+    #: How people become members: at once, by a request an organiser decides, or by invitation only.
+    joining = models.CharField(max_length=10, choices=Joining.choices, default=Joining.INVITATION)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -156,3 +166,61 @@ class BotVersion(models.Model):
 
     def __str__(self) -> str:
         return f"{self.bot.name} v{self.number}"
+
+
+class Invitation(models.Model):
+    """A code an organiser hands out: whoever accepts it joins the club in its role, until it expires or is used up."""
+
+    club = models.ForeignKey(Club, on_delete=models.CASCADE, related_name="invitations")
+    #: Unguessable (128 random bits): the code is the whole credential.
+    code = models.CharField(max_length=32, unique=True)
+    role = models.CharField(max_length=12, choices=Membership.Role.choices, default=Membership.Role.MEMBER)
+    created_by = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="invitations_made")
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField()
+    max_uses = models.PositiveIntegerField()
+    uses = models.PositiveIntegerField(default=0)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(uses__lte=models.F("max_uses")), name="invitation_within_its_uses"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"invitation to {self.club} ({self.uses}/{self.max_uses} used)"
+
+
+class JoinRequest(models.Model):
+    """A player asks to join a club that admits members by request; an organiser accepts or declines."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        ACCEPTED = "accepted"
+        DECLINED = "declined"
+        WITHDRAWN = "withdrawn"
+
+    club = models.ForeignKey(Club, on_delete=models.CASCADE, related_name="join_requests")
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="join_requests")
+    note = models.CharField(max_length=300, blank=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    created_at = models.DateTimeField(auto_now_add=True)
+    decided_at = models.DateTimeField(null=True, blank=True)
+    decided_by = models.ForeignKey(
+        Player, on_delete=models.SET_NULL, null=True, blank=True, related_name="join_requests_decided"
+    )
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            # One open request per person and club: asking again returns it.
+            models.UniqueConstraint(
+                fields=["club", "player"], condition=models.Q(status="pending"), name="one_pending_join_request"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player} asks to join {self.club} ({self.status})"

@@ -30,16 +30,22 @@ def player_create(*, username: str, display_name: str = "", password: str | None
 
 
 def club_create(
-    *, name: str, slug: str, organiser: Player, competition_creators: str = Club.CompetitionCreators.ORGANISERS
+    *,
+    name: str,
+    slug: str,
+    organiser: Player,
+    competition_creators: str = Club.CompetitionCreators.ORGANISERS,
+    joining: str = Club.Joining.INVITATION,
 ) -> Club:
     """A new club with its first organiser; slugs are unique whatever their case (``demo`` is ``DEMO``)."""
-    _check_competition_creators(competition_creators)
+    _check_choice("competition_creators", competition_creators, Club.CompetitionCreators.values)
+    _check_choice("joining", joining, Club.Joining.values)
     taken = ValidationError({"slug": f"a club with the slug {slug!r} exists"})
     if Club.objects.filter(slug__iexact=slug).exists():
         raise taken
     try:
         with transaction.atomic():
-            club = Club.objects.create(name=name, slug=slug, competition_creators=competition_creators)
+            club = Club.objects.create(name=name, slug=slug, competition_creators=competition_creators, joining=joining)
             Membership.objects.create(club=club, player=organiser, role=Membership.Role.ORGANISER)
     except IntegrityError:
         # Another club took it (in some case) since the check above: the constraint says no.
@@ -47,21 +53,25 @@ def club_create(
     return club
 
 
-def club_update(*, club: Club, name: str | None = None, competition_creators: str | None = None) -> Club:
-    """An organiser's change of the club's name or of who may create its competitions."""
+def club_update(
+    *, club: Club, name: str | None = None, competition_creators: str | None = None, joining: str | None = None
+) -> Club:
+    """An organiser's change of the club's name, of who may create its competitions, or of how people join."""
     if competition_creators is not None:
-        _check_competition_creators(competition_creators)
+        _check_choice("competition_creators", competition_creators, Club.CompetitionCreators.values)
         club.competition_creators = competition_creators
+    if joining is not None:
+        _check_choice("joining", joining, Club.Joining.values)
+        club.joining = joining
     if name is not None:
         club.name = name
-    club.save(update_fields=["name", "competition_creators"])
+    club.save(update_fields=["name", "competition_creators", "joining"])
     return club
 
 
-def _check_competition_creators(value: str) -> None:
-    if value not in Club.CompetitionCreators.values:
-        choices = ", ".join(Club.CompetitionCreators.values)
-        raise ValidationError({"competition_creators": f"choose one of {choices}"})
+def _check_choice(field: str, value: str, choices: list[str]) -> None:
+    if value not in choices:
+        raise ValidationError({field: f"choose one of {', '.join(choices)}"})
 
 
 def club_add_member(*, club: Club, player: Player, role: str = Membership.Role.MEMBER) -> Membership:

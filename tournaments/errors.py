@@ -1,11 +1,7 @@
-"""What a service says when a request meets the wrong moment: a 409, with nothing changed.
-
-Bad input is Django's ValidationError (a 400) and a refusal Django's PermissionDenied (a 403);
-config/api.py turns this one into 409 Conflict.
-"""
+"""The league's Conflict (league/errors.py), under the name the tournaments' services have always used."""
 
 from __future__ import annotations
 
+from league.errors import Conflict
 
-class Conflict(Exception):
-    """The request is well formed and allowed, but the state it acts on does not allow it now."""
+__all__ = ["Conflict"]

@@ -175,7 +175,7 @@ ID_BINDINGS: list[tuple[str, str, dict[str, str]]] = [
     ("", r"^/api/bots/\{id\}/", {"path.id": "bots"}),
     ("GET", r"^/api/bots/$", {"query.owner": "players"}),
     ("", r"^/api/bots/\{bot_pk\}/", {"path.bot_pk": "bots", "path.number": "version_numbers"}),
-    ("", r"^/api/clubs/\{id\}/$", {"path.id": "clubs"}),
+    ("", r"^/api/clubs/\{id\}/", {"path.id": "clubs"}),
     ("GET", r"^/api/clubs/$", {"query.member": "players"}),
     ("", r"^/api/clubs/\{club_pk\}/", {"path.club_pk": "clubs", "body.player": "players"}),
     ("", r"^/api/tournaments/\{id\}/", {"path.id": "competitions", "body.referees[*]": "players"}),

@@ -16,9 +16,10 @@ The modules, one job each:
 - ``service_errors``: a service's ValidationError turned into form errors or an admin message;
 - ``saving``: telling the admin's add/change machinery what a service saved;
 - ``form_helpers``: small form pieces shared with the competition admin (a player search box…);
-- ``players``, ``clubs``, ``bots``, ``bot_versions``: the ModelAdmins and their forms.
+- ``players``, ``clubs``, ``bots``, ``bot_versions``: the ModelAdmins and their forms;
+- ``joining``: invitations and join requests, read-only.
 
 Django's autodiscovery imports this package; importing these modules registers their ModelAdmins.
 """
 
-from league.admin import bot_versions, bots, clubs, players  # noqa: F401
+from league.admin import bot_versions, bots, clubs, joining, players  # noqa: F401

@@ -64,10 +64,10 @@ class ClubAddForm(forms.ModelForm[Club]):
 @admin.register(Club)
 class ClubAdmin(ClubScopedAdmin[Club]):
     club_lookup = "id"
-    list_display = ["name", "slug", "member_count", "organiser_list", "created_at"]
+    list_display = ["name", "slug", "joining", "member_count", "organiser_list", "created_at"]
     search_fields = ["name", "slug"]
     ordering = ["name", "id"]
-    readonly_fields = ["name", "slug", "created_at"]
+    readonly_fields = ["name", "slug", "joining", "created_at"]
     inlines = [MembershipInline]
     prepopulated_fields = {"slug": ["name"]}
 
@@ -100,7 +100,7 @@ class ClubAdmin(ClubScopedAdmin[Club]):
         return super().get_form(request, obj, change=change, **kwargs)
 
     def get_fields(self, request: HttpRequest, obj: Club | None = None) -> FieldGroups:
-        return ["name", "slug", "organiser"] if obj is None else ["name", "slug", "created_at"]
+        return ["name", "slug", "organiser"] if obj is None else ["name", "slug", "joining", "created_at"]
 
     def get_readonly_fields(self, request: HttpRequest, obj: Club | None = None) -> list[str]:
         return list(self.readonly_fields) if obj is not None else []

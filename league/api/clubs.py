@@ -1,4 +1,6 @@
-"""/api/clubs/ and /api/clubs/{id}/members/: anyone reads; the creator organises; organisers add people."""
+"""/api/clubs/ and /api/clubs/{id}/members/: anyone reads; the creator organises; organisers add and remove
+people; anyone asks to join (…/join/) as the club allows, and a member leaves (…/leave/). Invitations and
+join requests are league/api/joining.py."""
 
 from __future__ import annotations
 
@@ -9,20 +11,26 @@ from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, status, viewsets
+from rest_framework.decorators import action
 from rest_framework.exceptions import PermissionDenied
+from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from config.schema import errors
 from league.api.filters import ClubFilter, MembershipFilter
 from league.api.identity import acting_player
 from league.api.permissions import is_club_organiser
 from league.api.serializers import (
     ClubCreateSerializer,
+    ClubJoinSerializer,
     ClubSerializer,
     ClubUpdateSerializer,
+    JoinRequestSerializer,
     MembershipCreateSerializer,
     MembershipSerializer,
 )
+from league.joining import club_join, club_remove_member
 from league.models import Club, Membership
 from league.selectors import club_list, club_memberships
 from league.services import club_add_member, club_create, club_update
@@ -54,9 +62,33 @@ class ClubViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
         club_update(club=club, **data.validated_data)
         return Response(ClubSerializer(club_list().get(pk=club.pk)).data)
 
+    @extend_schema(request=ClubJoinSerializer, responses={201: MembershipSerializer, 202: JoinRequestSerializer})
+    @errors(add=[409])
+    @action(detail=True, methods=["post"], permission_classes=[IsAuthenticated])
+    def join(self, request: Request, pk: int) -> Response:
+        """Join an open club at once (201), or ask to join one that admits by request (202, the request).
+
+        A club that admits by invitation only refuses (403): accept an invitation's code instead.
+        """
+        data = ClubJoinSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        joined = club_join(club=self.get_object(), player=acting_player(request), **data.validated_data)
+        if joined.membership is not None:
+            return Response(MembershipSerializer(joined.membership).data, status=status.HTTP_201_CREATED)
+        return Response(JoinRequestSerializer(joined.request).data, status=status.HTTP_202_ACCEPTED)
+
+    @extend_schema(request=None, responses={204: None})
+    @errors(add=[409], drop=[400])
+    @action(detail=True, methods=["post"], permission_classes=[IsAuthenticated])
+    def leave(self, request: Request, pk: int) -> Response:
+        """Leave the club; results in its competitions stay. Its last organiser cannot leave (409)."""
+        club_remove_member(club=self.get_object(), player=acting_player(request))
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
 
 class MembershipViewSet(mixins.ListModelMixin, viewsets.GenericViewSet[Membership]):
-    """A club's members with their roles; an organiser adds a member, or changes one's role by adding again."""
+    """A club's members with their roles; an organiser adds a member, changes one's role by adding again,
+    or removes one (their results stay)."""
 
     serializer_class = MembershipSerializer
     filterset_class = MembershipFilter
@@ -81,3 +113,13 @@ class MembershipViewSet(mixins.ListModelMixin, viewsets.GenericViewSet[Membershi
         membership = club_add_member(club=self.club, player=player, role=data.validated_data["role"])
         code = status.HTTP_200_OK if existed else status.HTTP_201_CREATED
         return Response(MembershipSerializer(membership).data, status=code)
+
+    @extend_schema(responses={204: None})
+    @errors(add=[409])
+    def destroy(self, request: Request, pk: int, **kwargs: Any) -> Response:
+        """Remove a member by their membership's id; the club's last organiser cannot be removed (409)."""
+        if not is_club_organiser(request, self.club):
+            raise PermissionDenied("only the club's organisers may remove members")
+        membership = get_object_or_404(club_memberships(club=self.club), pk=pk)
+        club_remove_member(club=self.club, player=membership.player)
+        return Response(status=status.HTTP_204_NO_CONTENT)

@@ -15,7 +15,8 @@ from config.api_input import JSONInput
 from config.schema import NOT_BLANK
 from engine.games import game_names
 from engine.sandbox.code import MAX_UPLOAD_BYTES
-from league.models import GAME_CHOICES, Bot, BotVersion, Club, Membership, Player
+from league.joining import MAX_INVITATION_DAYS, MAX_INVITATION_USES, invitation_problem
+from league.models import GAME_CHOICES, Bot, BotVersion, Club, Invitation, JoinRequest, Membership, Player
 
 #: Read when a bad game is refused, so the list names games registered since start-up.
 UNKNOWN_GAME = lazy(lambda: f'unknown game "{{input}}": choose one of {", ".join(game_names())}', str)()
@@ -199,7 +200,7 @@ class ClubSerializer(serializers.ModelSerializer[Club]):
 
     class Meta:
         model = Club
-        fields = ["id", "name", "slug", "competition_creators", "created_at", "member_count"]
+        fields = ["id", "name", "slug", "competition_creators", "joining", "created_at", "member_count"]
         read_only_fields = fields
 
 
@@ -211,11 +212,17 @@ class ClubCreateSerializer(JSONInput[Club]):
         default=Club.CompetitionCreators.ORGANISERS,
         help_text="Who may create the club's competitions: its organisers only, or any member.",
     )
+    joining = serializers.ChoiceField(
+        choices=Club.Joining.choices,
+        default=Club.Joining.INVITATION,
+        help_text="How people join: at once (open), by a request an organiser decides, or by invitation only.",
+    )
 
 
 class ClubUpdateSerializer(JSONInput[Club]):
     name = serializers.CharField(max_length=120, required=False)
     competition_creators = serializers.ChoiceField(choices=Club.CompetitionCreators.choices, required=False)
+    joining = serializers.ChoiceField(choices=Club.Joining.choices, required=False)
 
 
 class MembershipSerializer(serializers.ModelSerializer[Membership]):
@@ -229,4 +236,62 @@ class MembershipSerializer(serializers.ModelSerializer[Membership]):
 
 class MembershipCreateSerializer(JSONInput[Membership]):
     player = serializers.PrimaryKeyRelatedField(queryset=Player.objects.all())
+    role = serializers.ChoiceField(choices=Membership.Role.choices, default=Membership.Role.MEMBER)
+
+
+class ClubJoinSerializer(JSONInput[Club]):
+    note = serializers.CharField(
+        max_length=300, required=False, default="", allow_blank=True, help_text="for the organisers (by request only)"
+    )
+
+
+class JoinRequestSerializer(serializers.ModelSerializer[JoinRequest]):
+    player = PlayerSerializer(read_only=True)
+    club = serializers.IntegerField(source="club_id", read_only=True)
+    decided_by = serializers.IntegerField(source="decided_by_id", read_only=True, allow_null=True)
+
+    class Meta:
+        model = JoinRequest
+        fields = ["id", "club", "player", "note", "status", "created_at", "decided_at", "decided_by"]
+        read_only_fields = fields
+
+
+class InvitationSerializer(serializers.ModelSerializer[Invitation]):
+    club = serializers.IntegerField(source="club_id", read_only=True)
+    club_name = serializers.CharField(source="club.name", read_only=True)
+    usable = serializers.SerializerMethodField(help_text="whether it admits anyone now")
+    problem = serializers.SerializerMethodField(help_text="why it admits no one now, or empty")
+
+    class Meta:
+        model = Invitation
+        fields = [
+            "id",
+            "club",
+            "club_name",
+            "code",
+            "role",
+            "created_at",
+            "expires_at",
+            "max_uses",
+            "uses",
+            "revoked_at",
+            "usable",
+            "problem",
+        ]
+        read_only_fields = fields
+
+    def get_usable(self, invitation: Invitation) -> bool:
+        return not invitation_problem(invitation)
+
+    def get_problem(self, invitation: Invitation) -> str:
+        return invitation_problem(invitation)
+
+
+class InvitationCreateSerializer(JSONInput[Invitation]):
+    days = serializers.IntegerField(
+        min_value=1, max_value=MAX_INVITATION_DAYS, default=7, help_text="how many days the code admits people"
+    )
+    max_uses = serializers.IntegerField(
+        min_value=1, max_value=MAX_INVITATION_USES, default=1, help_text="how many people it admits"
+    )
     role = serializers.ChoiceField(choices=Membership.Role.choices, default=Membership.Role.MEMBER)

@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from league.models import Bot, BotVersion, Club, Membership, Player
+from league.joining import invitation_create
+from league.models import Bot, BotVersion, Club, Invitation, JoinRequest, Membership, Player
 from tests.factories import BotFactory, EntrantFactory
 from tests.league.test_api_support import ROLES, Cast, add_entrants, make_cast
 from tournaments.models import Competition, Entrant, Match
@@ -58,6 +59,19 @@ def _owner_entrant(cast: Cast) -> Entrant:
     return EntrantFactory(competition=cast.competition, bot_version=cast.version)
 
 
+def _invitation(cast: Cast) -> Invitation:
+    return invitation_create(club=cast.club, created_by=cast.organiser)
+
+
+def _stranger_asks(cast: Cast) -> JoinRequest:
+    Club.objects.filter(pk=cast.club.pk).update(joining=Club.Joining.REQUEST)
+    return JoinRequest.objects.create(club=cast.club, player=cast.stranger)
+
+
+def _members_membership(cast: Cast) -> Membership:
+    return Membership.objects.get(club=cast.club, player=cast.member)
+
+
 WRITES: dict[str, Write] = {
     "players.me.update": Write(
         "patch", lambda c: ("/api/players/me/", {"display_name": "Renamed"}), (401, 200, 200, 200, 200)
@@ -86,6 +100,29 @@ WRITES: dict[str, Write] = {
     "clubs.update": Write(
         "patch",
         lambda c: (f"/api/clubs/{c.club.pk}/", {"competition_creators": "members"}),
+        (401, 403, 403, 403, 200),
+    ),
+    "clubs.members.remove": Write(
+        "delete",
+        lambda c: (f"/api/clubs/{c.club.pk}/members/{_members_membership(c).pk}/", None),
+        (401, 403, 403, 403, 204),
+    ),
+    "clubs.invitations.create": Write(
+        "post", lambda c: (f"/api/clubs/{c.club.pk}/invitations/", {"max_uses": 2}), (401, 403, 403, 403, 201)
+    ),
+    "clubs.invitations.revoke": Write(
+        "post",
+        lambda c: (f"/api/clubs/{c.club.pk}/invitations/{_invitation(c).pk}/revoke/", None),
+        (401, 403, 403, 403, 200),
+    ),
+    # Anyone signed in who is not yet a member joins with the code; a member is told they already are.
+    "invitations.accept": Write(
+        "post", lambda c: (f"/api/invitations/{_invitation(c).code}/accept/", None), (401, 201, 201, 409, 409)
+    ),
+    "clubs.join_requests.accept": Write(
+        "post",
+        lambda c: (f"/api/clubs/{c.club.pk}/join-requests/{_stranger_asks(c).pk}/accept/", None),
+        # The stranger is the one who asked, and may not decide it either.
         (401, 403, 403, 403, 200),
     ),
     "tournaments.create": Write(
@@ -137,6 +174,11 @@ def _effect_happened(name: str, cast: Cast) -> bool:
         "clubs.create": lambda: Club.objects.filter(slug="new-club").exists(),
         "clubs.update": lambda: Club.objects.get(pk=cast.club.pk).competition_creators == "members",
         "clubs.members.add": lambda: Membership.objects.filter(club=cast.club, player=cast.stranger).exists(),
+        "clubs.members.remove": lambda: not Membership.objects.filter(club=cast.club, player=cast.member).exists(),
+        "clubs.invitations.create": lambda: Invitation.objects.filter(club=cast.club, max_uses=2).exists(),
+        "clubs.invitations.revoke": lambda: Invitation.objects.filter(revoked_at__isnull=False).exists(),
+        "invitations.accept": lambda: Invitation.objects.filter(uses=1).exists(),
+        "clubs.join_requests.accept": lambda: Membership.objects.filter(club=cast.club, player=cast.stranger).exists(),
         "tournaments.create": lambda: Competition.objects.filter(name="Cup").exists(),
         "tournaments.update": lambda: competition.name == "Cup",
         "tournaments.entrants.join": lambda: competition.entrants.filter(bot_version=cast.version).exists(),

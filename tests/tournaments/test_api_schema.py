@@ -34,6 +34,18 @@ MAIN_PATHS = {
     "/api/clubs/": {"get", "post"},
     "/api/clubs/{id}/": {"get", "patch"},
     "/api/clubs/{club_pk}/members/": {"get", "post"},
+    "/api/clubs/{club_pk}/members/{id}/": {"delete"},
+    # Joining clubs.
+    "/api/clubs/{id}/join/": {"post"},
+    "/api/clubs/{id}/leave/": {"post"},
+    "/api/clubs/{club_pk}/invitations/": {"get", "post"},
+    "/api/clubs/{club_pk}/invitations/{id}/revoke/": {"post"},
+    "/api/invitations/{code}/": {"get"},
+    "/api/invitations/{code}/accept/": {"post"},
+    "/api/clubs/{club_pk}/join-requests/": {"get"},
+    "/api/clubs/{club_pk}/join-requests/{id}/accept/": {"post"},
+    "/api/clubs/{club_pk}/join-requests/{id}/decline/": {"post"},
+    "/api/clubs/{club_pk}/join-requests/{id}/withdraw/": {"post"},
     "/api/tournaments/": {"get", "post"},
     "/api/tournaments/{id}/": {"get", "patch"},
     "/api/tournaments/{id}/start/": {"post"},
@@ -115,6 +127,7 @@ READS_THAT_REFUSE = {
     ("get", "/api/matches/{match_pk}/transcripts/"),
     ("get", "/api/matches/{match_pk}/transcripts/{number}/"),
     ("get", "/api/tournaments/{competition_pk}/disputes/"),
+    ("get", "/api/clubs/{club_pk}/invitations/"),
 }
 #: Where the view raises tournaments.errors.Conflict.
 CONFLICTS = {
@@ -124,11 +137,24 @@ CONFLICTS = {
     ("post", "/api/matches/{match_pk}/transcripts/{number}/dispute/"),
     ("post", "/api/matches/{match_pk}/transcripts/{number}/void/"),
     ("post", "/api/matches/{match_pk}/transcripts/{number}/accept/"),
+    ("post", "/api/clubs/{id}/join/"),
+    ("post", "/api/clubs/{id}/leave/"),
+    ("delete", "/api/clubs/{club_pk}/members/{id}/"),
+    ("post", "/api/invitations/{code}/accept/"),
+    ("post", "/api/clubs/{club_pk}/join-requests/{id}/accept/"),
+    ("post", "/api/clubs/{club_pk}/join-requests/{id}/decline/"),
+    ("post", "/api/clubs/{club_pk}/join-requests/{id}/withdraw/"),
 }
 #: Writes without a body that nothing refuses as bad input.
 WRITES_NEVER_400 = {
     ("post", "/api/bots/{id}/retire/"),
     ("post", "/api/matches/{match_pk}/transcripts/{number}/confirm/"),
+    ("post", "/api/clubs/{id}/leave/"),
+    ("post", "/api/clubs/{club_pk}/invitations/{id}/revoke/"),
+    ("post", "/api/invitations/{code}/accept/"),
+    ("post", "/api/clubs/{club_pk}/join-requests/{id}/accept/"),
+    ("post", "/api/clubs/{club_pk}/join-requests/{id}/decline/"),
+    ("post", "/api/clubs/{club_pk}/join-requests/{id}/withdraw/"),
 }
 #: Operations that need no authentication at all: the token endpoint reads credentials from its body.
 UNAUTHENTICATED = {("post", "/api/auth/token/")}

@@ -1,0 +1,163 @@
+"""Becoming and ceasing to be a club's member: joining, invitations, join requests, leaving.
+
+A club says how people join (``Club.joining``): at once, by a request an organiser
+decides, or only with an invitation code. Leaving or being removed deletes the
+membership only: entrants and their results belong to competitions, not to the club
+roll, so a past member's results stay.
+
+Every change that counts or decides (an invitation's uses, a request's status, the
+last organiser) runs under the row's lock, so two people racing for an invitation's
+last use, or two organisers deciding one request, cannot both win.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from datetime import timedelta
+
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from league.errors import Conflict
+from league.models import Club, Invitation, JoinRequest, Membership, Player
+
+#: An invitation lives at most this long, and at least an hour.
+MAX_INVITATION_DAYS = 90
+#: The most people one invitation admits.
+MAX_INVITATION_USES = 1000
+
+
+@dataclass(frozen=True)
+class Joined:
+    """What asking to join gave: a membership at once (an open club), or a request to decide."""
+
+    membership: Membership | None = None
+    request: JoinRequest | None = None
+
+
+def _refuse_member(club: Club, player: Player) -> None:
+    if Membership.objects.filter(club=club, player=player).exists():
+        raise Conflict(f"you are already a member of {club.name}")
+
+
+def _admit(club: Club, player: Player, role: str) -> Membership:
+    try:
+        with transaction.atomic():
+            return Membership.objects.create(club=club, player=player, role=role)
+    except IntegrityError:  # joined another way at the same moment
+        raise Conflict(f"you are already a member of {club.name}") from None
+
+
+def club_join(*, club: Club, player: Player, note: str = "") -> Joined:
+    """Join an open club at once, or ask to join one that admits by request (asking again returns the request)."""
+    _refuse_member(club, player)
+    if club.joining == Club.Joining.OPEN:
+        return Joined(membership=_admit(club, player, Membership.Role.MEMBER))
+    if club.joining == Club.Joining.REQUEST:
+        pending = JoinRequest.objects.filter(club=club, player=player, status=JoinRequest.Status.PENDING).first()
+        if pending is not None:
+            return Joined(request=pending)
+        try:
+            with transaction.atomic():
+                return Joined(request=JoinRequest.objects.create(club=club, player=player, note=note))
+        except IntegrityError:  # the same person asked twice at once: the other ask made it
+            return Joined(request=JoinRequest.objects.get(club=club, player=player, status=JoinRequest.Status.PENDING))
+    raise PermissionDenied(f"{club.name} admits members by invitation only: ask one of its organisers for a code")
+
+
+def invitation_create(
+    *, club: Club, created_by: Player, days: int = 7, max_uses: int = 1, role: str = Membership.Role.MEMBER
+) -> Invitation:
+    errors = {}
+    if not 1 <= days <= MAX_INVITATION_DAYS:
+        errors["days"] = f"an invitation lasts 1 to {MAX_INVITATION_DAYS} days, not {days}"
+    if not 1 <= max_uses <= MAX_INVITATION_USES:
+        errors["max_uses"] = f"an invitation admits 1 to {MAX_INVITATION_USES} people, not {max_uses}"
+    if role not in Membership.Role.values:
+        errors["role"] = f"role must be one of {', '.join(Membership.Role.values)}"
+    if errors:
+        raise ValidationError(errors)
+    return Invitation.objects.create(
+        club=club,
+        code=secrets.token_urlsafe(24)[:32],
+        role=role,
+        created_by=created_by,
+        expires_at=timezone.now() + timedelta(days=days),
+        max_uses=max_uses,
+    )
+
+
+def invitation_problem(invitation: Invitation) -> str:
+    """Why the invitation admits no one now ("" if it does)."""
+    if invitation.revoked_at is not None:
+        return "this invitation was withdrawn by the club's organisers"
+    if invitation.expires_at <= timezone.now():
+        return f"this invitation expired on {invitation.expires_at:%Y-%m-%d %H:%M} UTC"
+    if invitation.uses >= invitation.max_uses:
+        return f"this invitation has been used {invitation.uses} times, all it allows"
+    return ""
+
+
+def invitation_accept(*, code: str, player: Player) -> Membership:
+    """Join the invitation's club in its role; Invitation.DoesNotExist for a code that names none."""
+    with transaction.atomic():
+        invitation = Invitation.objects.select_for_update().select_related("club").get(code=code)
+        _refuse_member(invitation.club, player)
+        problem = invitation_problem(invitation)
+        if problem:
+            raise Conflict(problem)
+        invitation.uses += 1
+        invitation.save(update_fields=["uses"])
+        return _admit(invitation.club, player, invitation.role)
+
+
+def invitation_revoke(*, invitation: Invitation) -> Invitation:
+    if invitation.revoked_at is None:
+        invitation.revoked_at = timezone.now()
+        invitation.save(update_fields=["revoked_at"])
+    return invitation
+
+
+def join_request_decide(*, join_request: JoinRequest, organiser: Player, accept: bool) -> JoinRequest:
+    """Accept (the player becomes a member) or decline a pending request; a decided one is a Conflict."""
+    with transaction.atomic():
+        locked = JoinRequest.objects.select_for_update().select_related("club", "player").get(pk=join_request.pk)
+        if locked.status != JoinRequest.Status.PENDING:
+            raise Conflict(f"this request was already {locked.status}")
+        locked.status = JoinRequest.Status.ACCEPTED if accept else JoinRequest.Status.DECLINED
+        locked.decided_at, locked.decided_by = timezone.now(), organiser
+        locked.save(update_fields=["status", "decided_at", "decided_by"])
+        if accept:
+            Membership.objects.get_or_create(club=locked.club, player=locked.player)
+    return locked
+
+
+def join_request_withdraw(*, join_request: JoinRequest) -> JoinRequest:
+    with transaction.atomic():
+        locked = JoinRequest.objects.select_for_update().get(pk=join_request.pk)
+        if locked.status != JoinRequest.Status.PENDING:
+            raise Conflict(f"this request was already {locked.status}")
+        locked.status = JoinRequest.Status.WITHDRAWN
+        locked.save(update_fields=["status"])
+    return locked
+
+
+def club_remove_member(*, club: Club, player: Player) -> None:
+    """Take a player off the roll (leaving, or removed by an organiser); their results stay.
+
+    The club's last organiser cannot go: the club would have no one to run it.
+    """
+    with transaction.atomic():
+        # The club row's lock queues every removal in the club, so two organisers cannot both leave at once.
+        Club.objects.select_for_update().get(pk=club.pk)
+        membership = Membership.objects.filter(club=club, player=player).first()
+        if membership is None:
+            raise Conflict(f"{player.display_name} is not a member of {club.name}")
+        organisers = Membership.objects.filter(club=club, role=Membership.Role.ORGANISER)
+        if membership.role == Membership.Role.ORGANISER and organisers.count() == 1:
+            raise Conflict(
+                f"{player.display_name} is the last organiser of {club.name}: make another member organiser first"
+            )
+        membership.delete()
