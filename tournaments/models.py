@@ -170,6 +170,10 @@ class MatchParticipant(models.Model):
     score = models.DecimalField(max_digits=12, decimal_places=6, null=True, blank=True)
     rank = models.PositiveSmallIntegerField(null=True, blank=True)
     match_units = models.IntegerField(null=True, blank=True)
+    #: The entrant's rating once this match was rated (null until then): its rating history, point by
+    #: point, written in the same transaction as the standings' rating, so it is as exactly-once.
+    mu_after = models.FloatField(null=True, blank=True)
+    sigma_after = models.FloatField(null=True, blank=True)
 
     class Meta:
         ordering = ["match_id", "seat"]

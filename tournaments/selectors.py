@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 from django.db.models import Count, Prefetch, Q, QuerySet
 from django.utils import timezone
@@ -16,6 +17,7 @@ from django.utils import timezone
 from engine.games import game_names, get_game
 from engine.games.profile import MATCH_POINTS, Breakdown, Race, SetTable
 from league.models import Membership, Player
+from league.ratings import Skill
 from league.standings import Tiebreak, shared_ranks, tiebreaks
 from tournaments.models import (
     BotRun,
@@ -113,6 +115,44 @@ def match_breakdown(match: Match) -> list[GameBreakdown]:
         return []
     games = match.games.defer("record", "deal").order_by("number").prefetch_related("sets")
     return _game_breakdowns(breakdown, [(game, sorted(game.sets.all(), key=lambda s: s.number)) for game in games])
+
+
+@dataclass(frozen=True)
+class RatingPoint:
+    """An entrant's rating once one of its matches was rated."""
+
+    match_id: int
+    round_number: int
+    finished_at: datetime | None
+    mu: float
+    sigma: float
+
+    @property
+    def ordinal(self) -> float:
+        return Skill(self.mu, self.sigma).ordinal
+
+
+@dataclass(frozen=True)
+class RatingHistory:
+    entrant: Entrant
+    #: In rating order: (round, match id), the order the ratings were computed in.
+    points: list[RatingPoint]
+
+
+def rating_history(competition: Competition) -> list[RatingHistory]:
+    """Every entrant's rating after each of its rated matches; two queries however long the competition."""
+    rows = (
+        MatchParticipant.objects.filter(match__competition=competition, mu_after__isnull=False)
+        .order_by("entrant_id", "match__round__number", "match_id")
+        .values_list("entrant_id", "match_id", "match__round__number", "match__finished_at", "mu_after", "sigma_after")
+    )
+    points: dict[int, list[RatingPoint]] = {}
+    for entrant_id, match_id, round_number, finished_at, mu, sigma in rows:
+        # Both are written together, and the filter keeps only rated seats.
+        point = RatingPoint(match_id, round_number, finished_at, cast(float, mu), cast(float, sigma))
+        points.setdefault(entrant_id, []).append(point)
+    entrants = Entrant.objects.filter(competition=competition).order_by("id")
+    return [RatingHistory(entrant=entrant, points=points.get(entrant.pk, [])) for entrant in entrants]
 
 
 def competition_progress(competition: Competition) -> dict[str, Any]:

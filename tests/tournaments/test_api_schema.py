@@ -52,6 +52,7 @@ MAIN_PATHS = {
     "/api/tournaments/{id}/cancel/": {"post"},
     "/api/tournaments/{id}/play/": {"post"},
     "/api/tournaments/{id}/progress/": {"get"},
+    "/api/tournaments/{id}/ratings/history/": {"get"},
     "/api/tournaments/{competition_pk}/entrants/": {"get", "post"},
     "/api/tournaments/{competition_pk}/entrants/{id}/": {"delete"},
     "/api/tournaments/{competition_pk}/rounds/": {"get"},

@@ -23,9 +23,10 @@ from tournaments.api.serializers import (
     CompetitionUpdateSerializer,
     PlayOutcomeSerializer,
     ProgressSerializer,
+    RatingHistorySerializer,
 )
 from tournaments.models import Competition
-from tournaments.selectors import competition_list, competition_progress
+from tournaments.selectors import competition_list, competition_progress, rating_history
 from tournaments.services.competitions import (
     UNCHANGED,
     competition_cancel,
@@ -95,6 +96,12 @@ class CompetitionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, views
         competition.refresh_from_db(fields=["status"])
         outcome = {"queued": queued, "status": competition.status, "progress": competition_progress(competition)}
         return Response(PlayOutcomeSerializer(outcome).data)
+
+    @extend_schema(responses=RatingHistorySerializer(many=True), filters=False)
+    @action(detail=True, methods=["get"], url_path="ratings/history", pagination_class=None, filter_backends=[])
+    def rating_history(self, request: Request, pk: int) -> Response:
+        """Every entrant's rating after each of its rated matches, for a chart of the ratings over time."""
+        return Response(RatingHistorySerializer(rating_history(self.get_object()), many=True).data)
 
     @extend_schema(responses=ProgressSerializer, filters=False)
     @action(detail=True, methods=["get"], pagination_class=None, filter_backends=[])

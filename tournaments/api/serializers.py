@@ -411,3 +411,19 @@ class BotRunSerializer(serializers.ModelSerializer[BotRun]):
         model = BotRun
         fields = ["entrant", "bot_version", "seat", "failure", "detail", "start_ms", "log"]
         read_only_fields = fields
+
+
+class RatingPointSerializer(serializers.Serializer[Any]):
+    match = serializers.IntegerField(source="match_id")
+    round = serializers.IntegerField(source="round_number")
+    finished_at = serializers.DateTimeField(allow_null=True)
+    mu = serializers.FloatField(help_text="the rating's mean once this match was rated")
+    sigma = serializers.FloatField(help_text="its uncertainty")
+    ordinal = serializers.FloatField(help_text="mu - 3 sigma, what the standings show")
+
+
+class RatingHistorySerializer(serializers.Serializer[Any]):
+    entrant = EntrantBriefSerializer()
+    points = RatingPointSerializer(
+        many=True, help_text="after each rated match, in rating order; every entrant starts at mu 25, sigma 25/3"
+    )

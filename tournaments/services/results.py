@@ -355,9 +355,18 @@ def _advance_ratings(cursor: SqlCursor, competition: _Competition, at: object) -
         seats.setdefault(match_id, []).append((entrant_id, rank or 0))
         # The ratings as they stand before these matches (the same for every row of an entrant).
         skills[entrant_id] = Skill(mu, sigma)
-    for table in seats.values():  # in (round, match id) order, as read
+    history: list[tuple[float, float, int, int]] = []
+    for match_id, table in seats.items():  # in (round, match id) order, as read
         rated = rate([skills[entrant] for entrant, _ in table], [rank for _, rank in table])
         skills.update({entrant: skill for (entrant, _), skill in zip(table, rated, strict=True)})
+        history += [
+            (skill.mu, skill.sigma, match_id, entrant) for (entrant, _), skill in zip(table, rated, strict=True)
+        ]
+    cursor.executemany(
+        f"UPDATE {MatchParticipant._meta.db_table} SET mu_after = %s, sigma_after = %s "
+        "WHERE match_id = %s AND entrant_id = %s",
+        history,
+    )
     cursor.executemany(
         f"UPDATE {Standing._meta.db_table} SET mu = %s, sigma = %s, ordinal = %s, updated_at = %s "
         "WHERE entrant_id = %s",
