@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup sandbox browser run demo test drill fuzz lint typecheck bench bench-api bench-service bench-live bench-bots bench-war bench-1923 bench-banter bench-punk clean
+.PHONY: setup sandbox browser charts run demo test drill fuzz lint typecheck bench bench-api bench-service bench-live bench-bots bench-war bench-1923 bench-banter bench-punk clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -12,7 +12,11 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-setup: $(STAMP) sandbox browser
+setup: $(STAMP) sandbox browser charts
+
+## Chart.js for the rating charts, from the npm registry at a pinned, checksummed version (.ci/vendor-js).
+charts:
+	@.ci/vendor-js
 
 ## Uploaded bots run in bubblewrap on Debian's python3 (docs/bot-protocol.md, "The sandbox").
 ## .ci/apt-install waits for another apt's lock rather than failing on it.

@@ -147,8 +147,9 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = VAR_DIR / "static"
-#: Each game's renderer for the web table lives with the game, in the engine (docs/engine-interface.md).
-STATICFILES_DIRS = [BASE_DIR / "engine" / "games" / "web"]
+#: Each game's renderer for the web table lives with the game, in the engine (docs/engine-interface.md);
+#: Chart.js, at a pinned version, is put in var/vendor by `make setup` (.ci/vendor-js).
+STATICFILES_DIRS = [BASE_DIR / "engine" / "games" / "web", BASE_DIR / "var" / "vendor" / "static"]
 
 REST_FRAMEWORK: dict[str, Any] = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

@@ -16,6 +16,7 @@ from django.http import HttpRequest
 
 from engine.games import UnknownGame
 from engine.games.profile import Breakdown, Race, SetTable
+from league.ratings import DEFAULT_MU
 from league.standings import tiebreaks
 from tournaments.admin.figures import match_points_text, points_text
 from tournaments.models import Competition, Match, MatchParticipant
@@ -27,6 +28,7 @@ from tournaments.selectors import (
     competition_progress,
     competition_standings,
     match_breakdown,
+    rating_history,
 )
 
 #: What a page says of a competition whose game this server does not have.
@@ -189,6 +191,18 @@ def match_view(sheet: MatchSheet, players_per_match: int, breakdown: Breakdown |
     )
 
 
+def rating_chart(competition: Competition) -> list[dict[str, Any]]:
+    """Each entrant's rating after every round it played, from the default at round 0; [] before any is rated.
+
+    The chart's data as the page embeds it (json_script), one line per entrant.
+    """
+    lines = [
+        {"name": h.entrant.name, "points": [[0, DEFAULT_MU]] + [[p.round_number, round(p.mu, 3)] for p in h.points]}
+        for h in rating_history(competition)
+    ]
+    return lines if any(len(line["points"]) > 1 for line in lines) else []
+
+
 # --- The buttons that run a competition ---------------------------------------------------------------
 
 #: Their labels, by the step each posts to run/ (see ``actions.run_step``).
@@ -226,6 +240,7 @@ def competition_page(competition: Competition, *, may_run: bool) -> dict[str, An
             for sheet in competition_match_sheets(competition)
         ],
         "progress": progress,
+        "rating_chart": rating_chart(competition),
         "breakdown": breakdown,
         "run_buttons": [(step, RUN_STEPS[step]) for step in available_steps(competition, progress)] if may_run else [],
         "can_add_entrants": competition.status == Competition.Status.OPEN and may_run,
