@@ -155,6 +155,60 @@ def rating_history(competition: Competition) -> list[RatingHistory]:
     return [RatingHistory(entrant=entrant, points=points.get(entrant.pk, [])) for entrant in entrants]
 
 
+@dataclass(frozen=True)
+class Meetings:
+    """How one entrant fared against another in the matches both played: placed ahead, level, or behind."""
+
+    ahead: int = 0
+    level: int = 0
+    behind: int = 0
+
+
+@dataclass(frozen=True)
+class HeadToHeadRow:
+    entrant: Entrant
+    #: Against each entrant of the competition in turn (HeadToHead.entrants); None against itself.
+    cells: list[Meetings | None]
+
+
+@dataclass(frozen=True)
+class HeadToHead:
+    #: The columns: every entrant, in entry order.
+    entrants: list[Entrant]
+    rows: list[HeadToHeadRow]
+
+
+def head_to_head(competition: Competition, *, only: int | None = None) -> HeadToHead:
+    """Results between every two entrants, from their places in the done matches they shared.
+
+    A two-player match gives a win, a draw or a loss; a table of more counts each pair of its
+    seats the same way (1923's or Punk's finishing order). ``only``: that entrant's row alone.
+    Two queries however many matches.
+    """
+    entrants = list(Entrant.objects.filter(competition=competition).order_by("id"))
+    index = {entrant.pk: i for i, entrant in enumerate(entrants)}
+    counts = [[[0, 0, 0] for _ in entrants] for _ in entrants]
+    seats = (
+        MatchParticipant.objects.filter(match__competition=competition, match__status=Match.Status.DONE)
+        .order_by("match_id")
+        .values_list("match_id", "entrant_id", "rank")
+    )
+    tables: dict[int, list[tuple[int, int]]] = {}
+    for match_id, entrant_id, rank in seats:
+        tables.setdefault(match_id, []).append((index[entrant_id], rank or 0))
+    for table in tables.values():
+        for i, rank_i in table:
+            for j, rank_j in table:
+                if i != j:
+                    counts[i][j][0 if rank_i < rank_j else 1 if rank_i == rank_j else 2] += 1
+    shown = range(len(entrants)) if only is None else [index[only]]
+    rows = [
+        HeadToHeadRow(entrants[i], [None if i == j else Meetings(*counts[i][j]) for j in range(len(entrants))])
+        for i in shown
+    ]
+    return HeadToHead(entrants=entrants, rows=rows)
+
+
 def competition_progress(competition: Competition) -> dict[str, Any]:
     """Matches by status and in total, games recorded, and games per second since the start."""
     counts: dict[str, Any] = dict.fromkeys(Match.Status.values, 0)

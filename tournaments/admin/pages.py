@@ -27,6 +27,7 @@ from tournaments.selectors import (
     competition_match_sheets,
     competition_progress,
     competition_standings,
+    head_to_head,
     match_breakdown,
     rating_history,
 )
@@ -203,6 +204,32 @@ def rating_chart(competition: Competition) -> list[dict[str, Any]]:
     return lines if any(len(line["points"]) > 1 for line in lines) else []
 
 
+#: The most entrants the page draws a head-to-head matrix for; the API serves larger ones row by row.
+MATRIX_ON_PAGE = 30
+
+
+@dataclass(frozen=True)
+class HeadToHeadLine:
+    name: str
+    #: Against each entrant in column order: "ahead–level–behind", or "" against itself.
+    cells: list[str]
+
+
+def head_to_head_lines(competition: Competition) -> tuple[list[str], list[HeadToHeadLine]]:
+    """The column names and the matrix's lines; nothing for a competition too large to show."""
+    if competition.entrants.count() > MATRIX_ON_PAGE:
+        return [], []
+    table = head_to_head(competition)
+    lines = [
+        HeadToHeadLine(
+            name=row.entrant.name,
+            cells=["" if cell is None else f"{cell.ahead}–{cell.level}–{cell.behind}" for cell in row.cells],
+        )
+        for row in table.rows
+    ]
+    return [entrant.name for entrant in table.entrants], lines
+
+
 # --- The buttons that run a competition ---------------------------------------------------------------
 
 #: Their labels, by the step each posts to run/ (see ``actions.run_step``).
@@ -241,6 +268,7 @@ def competition_page(competition: Competition, *, may_run: bool) -> dict[str, An
         ],
         "progress": progress,
         "rating_chart": rating_chart(competition),
+        "head_to_head": head_to_head_lines(competition),
         "breakdown": breakdown,
         "run_buttons": [(step, RUN_STEPS[step]) for step in available_steps(competition, progress)] if may_run else [],
         "can_add_entrants": competition.status == Competition.Status.OPEN and may_run,

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from django.db.models import QuerySet
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import PermissionDenied
+from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.permissions import IsAuthenticatedOrReadOnly
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -18,15 +19,18 @@ from league.selectors import club_role
 from tournaments.api.filters import CompetitionFilter
 from tournaments.api.permissions import IsOrganiserOrReadOnly
 from tournaments.api.serializers import (
+    MAX_MATRIX_ENTRANTS,
     CompetitionCreateSerializer,
     CompetitionSerializer,
     CompetitionUpdateSerializer,
+    HeadToHeadQuerySerializer,
+    HeadToHeadSerializer,
     PlayOutcomeSerializer,
     ProgressSerializer,
     RatingHistorySerializer,
 )
 from tournaments.models import Competition
-from tournaments.selectors import competition_list, competition_progress, rating_history
+from tournaments.selectors import competition_list, competition_progress, head_to_head, rating_history
 from tournaments.services.competitions import (
     UNCHANGED,
     competition_cancel,
@@ -102,6 +106,39 @@ class CompetitionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, views
     def rating_history(self, request: Request, pk: int) -> Response:
         """Every entrant's rating after each of its rated matches, for a chart of the ratings over time."""
         return Response(RatingHistorySerializer(rating_history(self.get_object()), many=True).data)
+
+    @extend_schema(
+        parameters=[OpenApiParameter("entrant", int, description="only this entrant's row")],
+        responses=HeadToHeadSerializer,
+        filters=False,
+    )
+    @action(detail=True, methods=["get"], url_path="head-to-head", pagination_class=None, filter_backends=[])
+    def head_to_head(self, request: Request, pk: int) -> Response:
+        """Results between every two entrants in the done matches they shared: ahead, level or behind."""
+        query = HeadToHeadQuerySerializer(data=request.query_params.dict())
+        query.is_valid(raise_exception=True)
+        competition = self.get_object()
+        only = query.validated_data.get("entrant")
+        entrants = competition.entrants.count()
+        if only is not None and not competition.entrants.filter(pk=only).exists():
+            raise ValidationError({"entrant": [f"entrant {only} is not in this competition"]})
+        if only is None and entrants > MAX_MATRIX_ENTRANTS:
+            raise ValidationError(
+                {"entrant": [f"{entrants} entrants make too large a matrix: ask for one row with ?entrant=<id>"]}
+            )
+        table = head_to_head(competition, only=only)
+        rows = [
+            {
+                "entrant": row.entrant,
+                "against": [
+                    {"entrant": other.pk, **dataclasses.asdict(cell)}
+                    for other, cell in zip(table.entrants, row.cells, strict=True)
+                    if cell is not None
+                ],
+            }
+            for row in table.rows
+        ]
+        return Response(HeadToHeadSerializer({"entrants": table.entrants, "rows": rows}).data)
 
     @extend_schema(responses=ProgressSerializer, filters=False)
     @action(detail=True, methods=["get"], pagination_class=None, filter_backends=[])

@@ -427,3 +427,30 @@ class RatingHistorySerializer(serializers.Serializer[Any]):
     points = RatingPointSerializer(
         many=True, help_text="after each rated match, in rating order; every entrant starts at mu 25, sigma 25/3"
     )
+
+
+#: The most entrants a whole head-to-head matrix is served for; past it, one entrant's row at a time.
+MAX_MATRIX_ENTRANTS = 100
+
+
+class HeadToHeadQuerySerializer(serializers.Serializer[Any]):
+    entrant = serializers.IntegerField(
+        required=False, min_value=1, max_value=2**63 - 1, help_text="only this entrant's row"
+    )
+
+
+class MeetingsSerializer(serializers.Serializer[Any]):
+    entrant = serializers.IntegerField(help_text="the opponent")
+    ahead = serializers.IntegerField(help_text="matches the row's entrant finished ahead of this one (2 players: won)")
+    level = serializers.IntegerField(help_text="matches level (2 players: drawn)")
+    behind = serializers.IntegerField(help_text="matches behind (2 players: lost)")
+
+
+class HeadToHeadRowSerializer(serializers.Serializer[Any]):
+    entrant = EntrantBriefSerializer()
+    against = MeetingsSerializer(many=True, help_text="every other entrant, in entry order")
+
+
+class HeadToHeadSerializer(serializers.Serializer[Any]):
+    entrants = EntrantBriefSerializer(many=True)
+    rows = HeadToHeadRowSerializer(many=True)
