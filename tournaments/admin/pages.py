@@ -275,14 +275,36 @@ def competition_page(competition: Competition, *, may_run: bool) -> dict[str, An
     }
 
 
+def race_charts(participants: Sequence[MatchParticipant], race: Race, games: Sequence[GameBreakdown]) -> list[Any]:
+    """Per game, each side's total against round, from 0 before the first: the race charts' data."""
+    return [
+        {
+            "game": game.game.number,
+            "target": race.target,
+            "lines": [
+                {
+                    "name": p.entrant.name,
+                    "points": [[0, 0]]
+                    + [[row.number, row.cells.get(p.entrant_id, {}).get("total", 0)] for row in game.rows],
+                }
+                for p in participants
+            ],
+        }
+        for game in games
+        if game.rows
+    ]
+
+
 def match_page(match: Match) -> dict[str, Any]:
-    """The match page's context: its games' set table or race, whichever kind of breakdown its game has."""
+    """The match page's context: its games' set table or race (with its charts), whichever its game has."""
     participants = list(match.participants.select_related("entrant").order_by("seat"))
     breakdown = breakdown_of(match.competition.game)
-    sets, race = breakdown_lines(participants, breakdown, match_breakdown(match))
+    games = match_breakdown(match)
+    sets, race = breakdown_lines(participants, breakdown, games)
     return {
         "seat_names": [p.entrant.name for p in participants],
         "set_lines": sets,
         "race_lines": race,
+        "race_charts": race_charts(participants, breakdown, games) if isinstance(breakdown, Race) else [],
         "breakdown": breakdown,
     }
