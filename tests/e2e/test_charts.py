@@ -31,10 +31,10 @@ def played_competition() -> Competition:
 
 
 class OfflineAdmin:
-    """A superuser's browser on the live server with every request to another host aborted and noted."""
+    """A browser on the live server, signed in as a superuser unless told not to, with every request to
+    another host aborted and noted."""
 
-    def __init__(self, browser: Any, live_server: Any) -> None:
-        PlayerFactory(user=UserFactory(username="chief", is_staff=True, is_superuser=True))
+    def __init__(self, browser: Any, live_server: Any, *, sign_in: bool = True) -> None:
         self.url = live_server.url
         self.outside: list[str] = []
         self.errors: list[str] = []
@@ -42,6 +42,9 @@ class OfflineAdmin:
         self.page = self.context.new_page()
         self.page.route("**/*", self._only_local)
         self.page.on("pageerror", lambda error: self.errors.append(str(error)))
+        if not sign_in:
+            return
+        PlayerFactory(user=UserFactory(username="chief", is_staff=True, is_superuser=True))
         self.page.goto(f"{self.url}/admin/login/")
         self.page.fill("#id_username", "chief")
         self.page.fill("#id_password", "pw")

@@ -5,7 +5,6 @@ The builders turn the selectors' rows into plain lines, so the templates print t
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -16,9 +15,8 @@ from django.http import HttpRequest
 
 from engine.games import UnknownGame
 from engine.games.profile import Breakdown, Race, SetTable
-from league.ratings import DEFAULT_MU
-from league.standings import tiebreaks
-from tournaments.admin.figures import match_points_text, points_text
+from tournaments.admin.figures import match_points_text
+from tournaments.competition_sheets import head_to_head_lines, rating_chart, standings_lines
 from tournaments.models import Competition, Match, MatchParticipant
 from tournaments.selectors import (
     GameBreakdown,
@@ -26,10 +24,7 @@ from tournaments.selectors import (
     breakdown_of,
     competition_match_sheets,
     competition_progress,
-    competition_standings,
-    head_to_head,
     match_breakdown,
-    rating_history,
 )
 
 #: What a page says of a competition whose game this server does not have.
@@ -46,21 +41,6 @@ def unknown_game_reported(request: HttpRequest) -> Iterator[None]:
 
 
 # --- Lines the templates print ------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class StandingLine:
-    rank: str
-    name: str
-    entrant_id: int
-    played: int
-    won: int
-    drawn: int
-    lost: int
-    tiebreaks: list[str]
-    mu: float
-    sigma: float
-    ordinal: float
 
 
 @dataclass(frozen=True)
@@ -100,30 +80,6 @@ class MatchView:
     @property
     def seat_names(self) -> list[str]:
         return [seat.name for seat in self.seats]
-
-
-def standings_lines(competition: Competition) -> tuple[list[str], list[StandingLine]]:
-    """The tiebreak labels of the competition's game, and its table with shared ranks marked ``2=``."""
-    rows = competition_standings(competition)
-    sharing = Counter(row.rank for row in rows)
-    lines = [
-        StandingLine(
-            rank=f"{row.rank}=" if sharing[row.rank] > 1 else str(row.rank),
-            name=row.standing.entrant.name,
-            entrant_id=row.standing.entrant_id,
-            played=row.standing.played,
-            won=row.standing.won,
-            drawn=row.standing.drawn,
-            lost=row.standing.lost,
-            tiebreaks=[points_text(value) for _, value in row.tiebreaks],
-            mu=row.standing.mu,
-            sigma=row.standing.sigma,
-            ordinal=row.standing.ordinal,
-        )
-        for row in rows
-    ]
-    # The help line under the table reads "Ordered by ..., then Rounds needed (fewer first)".
-    return [t.label if t.higher_first else f"{t.label} (fewer first)" for t in tiebreaks(competition.game)], lines
 
 
 def seat_lines(participants: Sequence[MatchParticipant], players_per_match: int) -> list[SeatLine]:
@@ -190,44 +146,6 @@ def match_view(sheet: MatchSheet, players_per_match: int, breakdown: Breakdown |
         set_lines=sets,
         race_lines=race,
     )
-
-
-def rating_chart(competition: Competition) -> list[dict[str, Any]]:
-    """Each entrant's rating after every round it played, from the default at round 0; [] before any is rated.
-
-    The chart's data as the page embeds it (json_script), one line per entrant.
-    """
-    lines = [
-        {"name": h.entrant.name, "points": [[0, DEFAULT_MU]] + [[p.round_number, round(p.mu, 3)] for p in h.points]}
-        for h in rating_history(competition)
-    ]
-    return lines if any(len(line["points"]) > 1 for line in lines) else []
-
-
-#: The most entrants the page draws a head-to-head matrix for; the API serves larger ones row by row.
-MATRIX_ON_PAGE = 30
-
-
-@dataclass(frozen=True)
-class HeadToHeadLine:
-    name: str
-    #: Against each entrant in column order: "ahead–level–behind", or "" against itself.
-    cells: list[str]
-
-
-def head_to_head_lines(competition: Competition) -> tuple[list[str], list[HeadToHeadLine]]:
-    """The column names and the matrix's lines; nothing for a competition too large to show."""
-    if competition.entrants.count() > MATRIX_ON_PAGE:
-        return [], []
-    table = head_to_head(competition)
-    lines = [
-        HeadToHeadLine(
-            name=row.entrant.name,
-            cells=["" if cell is None else f"{cell.ahead}–{cell.level}–{cell.behind}" for cell in row.cells],
-        )
-        for row in table.rows
-    ]
-    return [entrant.name for entrant in table.entrants], lines
 
 
 # --- The buttons that run a competition ---------------------------------------------------------------

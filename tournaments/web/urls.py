@@ -15,4 +15,5 @@ urlpatterns = [
     path("accounts/logout/", LogoutView.as_view(next_page="play:login"), name="logout"),
     path("play/", views.my_matches, name="matches"),
     path("play/matches/<int:match_id>/", views.match_table, name="table"),
+    path("competitions/<int:competition_id>/", views.competition_sheet, name="competition"),
 ]

@@ -1,5 +1,5 @@
-"""Pages of the web table. They hold no game logic and read no seat's view themselves:
-the browser asks the live API for the table, as any other client would."""
+"""Pages of the web table, and each competition's public page. They hold no game logic and read no
+seat's view themselves: the browser asks the live API for the table, as any other client would."""
 
 from __future__ import annotations
 
@@ -10,7 +10,9 @@ from django.urls import reverse
 from django.views.decorators.csrf import ensure_csrf_cookie
 
 from config.throttles import ThrottledLoginView
-from tournaments.models import Match
+from engine.games import UnknownGame
+from tournaments.competition_sheets import head_to_head_lines, rating_chart, standings_lines
+from tournaments.models import Competition, Match
 
 
 class SignInView(ThrottledLoginView):
@@ -43,3 +45,20 @@ def match_table(request: HttpRequest, match_id: int) -> HttpResponse:
             "matches_page": reverse("play:matches"),
         },
     )
+
+
+# Open to everyone, as the API's standings are: what a club pins on its noticeboard.
+def competition_sheet(request: HttpRequest, competition_id: int) -> HttpResponse:
+    competition = get_object_or_404(Competition.objects.select_related("club"), pk=competition_id)
+    context: dict[str, object] = {"competition": competition, "missing_game": ""}
+    try:
+        labels, lines = standings_lines(competition)
+        context.update(
+            tiebreak_labels=labels,
+            standing_lines=lines,
+            rating_chart=rating_chart(competition),
+            head_to_head=head_to_head_lines(competition),
+        )
+    except UnknownGame as exc:
+        context["missing_game"] = str(exc)
+    return render(request, "play/competition.html", context)
