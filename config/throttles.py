@@ -148,6 +148,26 @@ def _submitted_username(request: Request) -> str:
 LOGIN_THROTTLES = (LoginAddressThrottle, LoginUsernameThrottle)
 
 
+class RegisterThrottle(_Throttle):
+    """Sign-ups from one client address (``POST /api/auth/register/`` and the /accounts/signup/ page):
+    accounts made in bulk, and usernames probed for whether they are taken."""
+
+    scope = "register"
+
+    def get_cache_key(self, request: Request, view: APIView | None) -> str | None:
+        if request.method in SAFE_METHODS:
+            return None
+        return self.get_ident(request)
+
+
+def sign_up_wait(request: HttpRequest) -> int | None:
+    """Counts a sign-up page's attempt under the register rate: None if allowed, else the seconds to wait."""
+    throttle = RegisterThrottle()
+    if throttle.allow_request(Request(request), None):
+        return None
+    return max(1, math.ceil(throttle.wait() or 0.0))
+
+
 class ThrottledLoginView(LoginView):
     """Django's login form (the web table's and the browsable API's) under the API's login rates.
 

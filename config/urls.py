@@ -1,4 +1,5 @@
-"""Every route: the admin site, and the REST API under /api/ with its schema, docs and token endpoint."""
+"""Every route: the admin site, the REST API under /api/ with its schema, docs, token and sign-up endpoints,
+the web table and the account pages under /accounts/."""
 
 from django.contrib import admin
 from django.contrib.auth.views import LogoutView
@@ -10,6 +11,8 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from config.api_input import JSONParser
 from config.api_root import ApiNotFoundView, ApiRootView
 from config.throttles import LOGIN_THROTTLES, ThrottledLoginView, throttled_admin_login
+from league.accounts import SignupPageView
+from league.api.identity import RegisterView
 
 # rest_framework.urls' two views, with sign-in under the login rates.
 browsable_api_auth = [
@@ -37,11 +40,19 @@ urlpatterns = [
         ),
         name="api-token",
     ),
+    # Sign-up: POST username, password and optionally e-mail and display name; get the player and a token.
+    path("api/auth/register/", RegisterView.as_view(), name="api-register"),
     # Session login and logout for the browsable API and Swagger UI.
     path("api/auth/", include((browsable_api_auth, "rest_framework"))),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     # The web table for people: sign-in, /play/ (my matches) and /play/matches/<id>/ (tournaments/web/).
     path("", include("tournaments.web.urls")),
+    # Sign-up (league/accounts.py): allauth's page in the site's style, under the register rate. Its name is
+    # allauth's own, so allauth's mails and pages link here.
+    path("accounts/signup/", SignupPageView.as_view(), name="account_signup"),
+    # The rest of allauth's account pages: confirming an e-mail address, resetting a forgotten password.
+    # Sign-in and sign-out above (the web table's) take /accounts/login/ and /accounts/logout/ first.
+    path("accounts/", include("allauth.urls")),
     re_path(r"^api/", ApiNotFoundView.as_view()),
 ]

@@ -446,6 +446,11 @@ SCHEMATHESIS_CONFIG = """\
 # Written by tournaments/fuzz.py for each run.
 hooks = "{hooks}"
 
+# Schemathesis finds POST /api/auth/register/ and, left to itself, signs up and signs in before a run
+# without credentials: the anonymous run would then be a member's.
+[auth]
+auto-signup = false
+
 # A write may answer a schema-valid request with 400 when the services refuse it for what no schema
 # can state: a name or slug already taken, an id that names no row, a competition or match in the
 # wrong state for it, an upload or record that does not verify, wrong credentials at /api/auth/token/.

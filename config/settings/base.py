@@ -7,6 +7,7 @@ Redis through DATABASE_URL and CELERY_BROKER_URL.
 
 from __future__ import annotations
 
+import os
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,7 @@ import dj_database_url
 import django_stubs_ext
 from django.core.exceptions import ImproperlyConfigured
 
-from config.env import check_engine_games, env_bool, env_int, env_list, env_rates, env_str
+from config.env import check_engine_games, email_config, env_bool, env_int, env_list, env_rates, env_str
 
 # Django's generic classes (ModelAdmin[Player], ModelForm[Club]) subscriptable at run time, as mypy reads them.
 django_stubs_ext.monkeypatch()
@@ -48,6 +49,9 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "league",
     "tournaments",
+    # Sign-up and its e-mail (league/accounts.py); after our apps, so their templates take precedence.
+    "allauth",
+    "allauth.account",
 ]
 
 MIDDLEWARE = [
@@ -57,6 +61,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "allauth.account.middleware.AccountMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
@@ -140,6 +145,46 @@ else:
     raise ImproperlyConfigured(f"CACHE_URL={CACHE_URL!r}: use redis://host:port/db or locmem://")
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# Django's four password validators: sign-up (league/accounts.py) and every password change apply them.
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+# --- Sign-up (django-allauth: league/accounts.py, docs/security.md) --------------------------------------
+# One form and one adapter for the web page (/accounts/signup/) and the API (POST /api/auth/register/).
+# Sign-in stays Django's own form (/accounts/login/, config.throttles.ThrottledLoginView), by username.
+ACCOUNT_ADAPTER = "league.accounts.AccountAdapter"
+ACCOUNT_FORMS = {"signup": "league.accounts.SignupForm"}
+ACCOUNT_LOGIN_METHODS = {"username"}
+ACCOUNT_USERNAME_VALIDATORS = "league.accounts.USERNAME_VALIDATORS"
+ACCOUNT_SIGNUP_FIELDS = ["username*", "email", "password1*"]
+# A newcomer plays at once: an e-mail address, if given, is sent a confirmation link but need not be confirmed.
+ACCOUNT_EMAIL_VERIFICATION = "optional"
+ACCOUNT_SIGNUP_REDIRECT_URL = "play:matches"
+# The API answers a taken address with a 400 naming the field, as it does a taken username, rather than
+# pretending to succeed: the address is optional, and whoever signs up learns only that it is in use.
+ACCOUNT_PREVENT_ENUMERATION = False
+# Sign-ups are counted by the "register" rate (config/throttles.py) on the page and the API alike.
+ACCOUNT_RATE_LIMITS = {"signup": None}
+ACCOUNT_EMAIL_SUBJECT_PREFIX = "[Card club] "
+
+# Mail: the console by default, a folder with EMAIL_FILE_PATH, SMTP with EMAIL_URL or EMAIL_HOST (config/env.py).
+_email = email_config(os.environ)
+EMAIL_BACKEND = _email.backend
+if _email.file_path:
+    EMAIL_FILE_PATH = _email.file_path
+EMAIL_HOST = _email.host
+EMAIL_PORT = _email.port
+EMAIL_HOST_USER = _email.user
+EMAIL_HOST_PASSWORD = _email.password
+EMAIL_USE_TLS = _email.use_tls
+EMAIL_USE_SSL = _email.use_ssl
+EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10)
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "Card club <noreply@localhost>")
+
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
 USE_I18N = True
@@ -178,6 +223,7 @@ REST_FRAMEWORK: dict[str, Any] = {
             "bot_version": "30/hour",
             "login": "30/minute",
             "login_username": "10/minute",
+            "register": "30/hour",
         },
     ),
     # How many proxies in front append to X-Forwarded-For: 0 takes the peer's address, so a client

@@ -92,6 +92,7 @@ class MembershipViewSet(mixins.ListModelMixin, viewsets.GenericViewSet[Membershi
 
     serializer_class = MembershipSerializer
     filterset_class = MembershipFilter
+    lookup_value_converter = "int"
 
     @cached_property
     def club(self) -> Club:

@@ -21,6 +21,7 @@ MAIN_PATHS = {
     "/api/matches/{id}/moves/": {"post"},
     "/api/players/me/matches/": {"get"},
     "/api/auth/token/": {"post"},
+    "/api/auth/register/": {"post"},
     "/api/players/": {"get"},
     "/api/players/{id}/": {"get"},
     "/api/": {"get"},
@@ -53,6 +54,7 @@ MAIN_PATHS = {
     "/api/tournaments/{id}/play/": {"post"},
     "/api/tournaments/{id}/progress/": {"get"},
     "/api/tournaments/{id}/ratings/history/": {"get"},
+    "/api/tournaments/{id}/head-to-head/": {"get"},
     "/api/tournaments/{competition_pk}/entrants/": {"get", "post"},
     "/api/tournaments/{competition_pk}/entrants/{id}/": {"delete"},
     "/api/tournaments/{competition_pk}/rounds/": {"get"},
@@ -157,8 +159,9 @@ WRITES_NEVER_400 = {
     ("post", "/api/clubs/{club_pk}/join-requests/{id}/decline/"),
     ("post", "/api/clubs/{club_pk}/join-requests/{id}/withdraw/"),
 }
-#: Operations that need no authentication at all: the token endpoint reads credentials from its body.
-UNAUTHENTICATED = {("post", "/api/auth/token/")}
+#: Operations that need no authentication at all: the token endpoint reads credentials from its body, and
+#: anyone may sign up.
+UNAUTHENTICATED = {("post", "/api/auth/token/"), ("post", "/api/auth/register/")}
 
 
 def _operations(schema: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:

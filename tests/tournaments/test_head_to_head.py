@@ -88,8 +88,8 @@ def test_one_row_on_request_and_refusals_that_say_why() -> None:
     assert [c["entrant"] for c in row["rows"][0]["against"]] == [second.pk]
     stranger = EntrantFactory()
     refused = matrix(competition, entrant=stranger.pk)
-    assert refused.status_code == 400
-    assert refused.json() == {"entrant": [f"entrant {stranger.pk} is not in this competition"]}
+    assert refused.status_code == 404
+    assert refused.json() == {"detail": f"entrant {stranger.pk} is not in this competition"}
     assert matrix(competition, entrant="x").status_code == 400
 
 

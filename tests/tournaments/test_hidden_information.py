@@ -190,7 +190,13 @@ class Walk:
             "bots": [MISSING],
             "versions": [1],
             "clubs": [competition.club_id],
+            # Club rolls, invitations and join requests hold no cards: one id each is enough to walk them.
+            "members": [MISSING],
+            "invitations": [MISSING],
+            "join-requests": [MISSING],
             "tournaments": [competition.pk, MISSING],
+            # The public competition page (/competitions/{id}/).
+            "competitions": [competition.pk, MISSING],
             "entrants": list(competition.entrants.values_list("pk", flat=True)),
             "matches": [match.pk, MISSING],
             "games": [*Game.objects.filter(match__competition=competition).values_list("pk", flat=True), MISSING],

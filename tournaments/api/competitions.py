@@ -6,10 +6,10 @@ import dataclasses
 from typing import Any
 
 from django.db.models import QuerySet
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import PermissionDenied, ValidationError
+from rest_framework.exceptions import NotFound, PermissionDenied, ValidationError
 from rest_framework.permissions import IsAuthenticatedOrReadOnly
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -108,7 +108,7 @@ class CompetitionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, views
         return Response(RatingHistorySerializer(rating_history(self.get_object()), many=True).data)
 
     @extend_schema(
-        parameters=[OpenApiParameter("entrant", int, description="only this entrant's row")],
+        parameters=[HeadToHeadQuerySerializer],
         responses=HeadToHeadSerializer,
         filters=False,
     )
@@ -121,7 +121,7 @@ class CompetitionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, views
         only = query.validated_data.get("entrant")
         entrants = competition.entrants.count()
         if only is not None and not competition.entrants.filter(pk=only).exists():
-            raise ValidationError({"entrant": [f"entrant {only} is not in this competition"]})
+            raise NotFound(f"entrant {only} is not in this competition")
         if only is None and entrants > MAX_MATRIX_ENTRANTS:
             raise ValidationError(
                 {"entrant": [f"{entrants} entrants make too large a matrix: ask for one row with ?entrant=<id>"]}
