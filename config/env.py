@@ -22,15 +22,7 @@ def env_str(name: str, default: str) -> str:
 
 
 def env_bool(name: str, default: bool) -> bool:
-    raw = os.environ.get(name)
-    if raw is None:
-        return default
-    value = raw.strip().lower()
-    if value in _TRUE:
-        return True
-    if value in _FALSE:
-        return False
-    raise ImproperlyConfigured(f"{name}={raw!r}: expected one of true/false, 1/0, yes/no, on/off")
+    return default if name not in os.environ else _bool_from(os.environ, name)
 
 
 def env_int(name: str, default: int) -> int:
