@@ -18,7 +18,7 @@ from allauth.utils import get_form_class
 from django import forms
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.validators import ASCIIUsernameValidator
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
 
@@ -108,6 +108,17 @@ class SignupPageView(SignupView):  # type: ignore[misc]
     """
 
     template_name = "play/signup.html"
+
+    def form_valid(self, form: forms.Form) -> HttpResponse:
+        # The form found the name free, but another sign-up may take it before this one is saved: the
+        # database's unique name then says no, and the person gets the form back rather than a 500.
+        try:
+            response: HttpResponse = super().form_valid(form)
+        except IntegrityError:
+            form.add_error("username", "That user name was taken a moment ago: choose another.")
+            invalid: HttpResponse = self.form_invalid(form)
+            return invalid
+        return response
 
     def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         seconds = sign_up_wait(request)

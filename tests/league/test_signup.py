@@ -16,6 +16,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from config.env import EmailConfig, email_config
+from league.accounts import AccountAdapter
 from league.models import Player
 from tests.factories import PlayerFactory
 
@@ -220,6 +221,24 @@ def test_the_page_shows_refusals_and_keeps_what_was_typed_but_the_password() -> 
     assert 'value="taken"' in html and 'value="x@example.org"' in html and 'value="Tak"' in html
     assert "12345678" not in html
     assert get_user_model().objects.count() == 1
+
+
+def test_a_name_taken_between_the_check_and_the_save_gives_the_form_back_not_a_500(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    real_save = AccountAdapter.save_user
+
+    def save_after_someone_else(self: Any, request: Any, user: Any, form: Any, commit: bool = True) -> Any:
+        # Another sign-up takes the name after this form found it free.
+        get_user_model().objects.create_user(username="Racer", password="x")
+        return real_save(self, request, user, form, commit=commit)
+
+    monkeypatch.setattr(AccountAdapter, "save_user", save_after_someone_else)
+    response = Client().post("/accounts/signup/", {"username": "Racer", "password1": GOOD_PASSWORD, "email": ""})
+    assert response.status_code == 200
+    assert "That user name was taken a moment ago: choose another." in response.content.decode()
+    assert list(get_user_model().objects.values_list("username", flat=True)) == ["Racer"]
+    assert not Player.objects.filter(user__username="Racer").exists()
 
 
 def test_the_confirmation_link_confirms_the_address_on_a_page_in_the_sites_frame() -> None:
