@@ -81,7 +81,7 @@ def invitation_create(
         raise ValidationError(errors)
     return Invitation.objects.create(
         club=club,
-        code=secrets.token_urlsafe(24)[:32],
+        code=secrets.token_urlsafe(24),  # 24 bytes: 32 URL-safe characters, the column's length
         role=role,
         created_by=created_by,
         expires_at=timezone.now() + timedelta(days=days),

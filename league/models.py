@@ -172,7 +172,7 @@ class Invitation(models.Model):
     """A code an organiser hands out: whoever accepts it joins the club in its role, until it expires or is used up."""
 
     club = models.ForeignKey(Club, on_delete=models.CASCADE, related_name="invitations")
-    #: Unguessable (128 random bits): the code is the whole credential.
+    #: Unguessable (192 random bits, 32 characters): the code is the whole credential.
     code = models.CharField(max_length=32, unique=True)
     role = models.CharField(max_length=12, choices=Membership.Role.choices, default=Membership.Role.MEMBER)
     created_by = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="invitations_made")
