@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup sandbox browser charts run demo test drill fuzz lint typecheck bench bench-api bench-service bench-live bench-bots bench-war bench-1923 bench-banter bench-punk clean
+.PHONY: setup sandbox browser charts run demo test drill fuzz lint typecheck bench bench-api bench-service bench-ladder bench-live bench-bots bench-war bench-1923 bench-banter bench-punk clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -105,6 +105,17 @@ bench-service: setup
 		$(PY) manage.py bench_service --entrants 16 --games-per-match 500
 	DATABASE_URL=$(SERVICE_DB) CELERY_BROKER_URL=redis://127.0.0.1:6379/0 CACHE_URL=redis://127.0.0.1:6379/1 \
 		$(PY) manage.py bench_service --entrants 16 --games-per-match 1000
+
+## A rating ladder of 1,000 built-in bots ticked for 20 rounds on 2 workers: matches/s scheduled and recorded,
+## and the tick's time (docs/performance.md, "Ladders"). A fresh database.
+LADDER_DB ?= postgres://postgres@127.0.0.1:5432/cardclub_bench_ladder
+LADDER_REDIS ?= redis://127.0.0.1:6379
+bench-ladder: setup
+	dropdb -h 127.0.0.1 -U postgres --if-exists cardclub_bench_ladder
+	createdb -h 127.0.0.1 -U postgres cardclub_bench_ladder
+	DATABASE_URL=$(LADDER_DB) $(PY) manage.py migrate --noinput -v 0
+	DATABASE_URL=$(LADDER_DB) CELERY_BROKER_URL=$(LADDER_REDIS)/0 CACHE_URL=$(LADDER_REDIS)/1 \
+		$(PY) manage.py bench_ladder --bots 1000 --rounds 20
 
 ## Live tables: 200 tables of scripted people over HTTP (uvicorn, Redis events), moves/s and the time from a
 ## move's POST to the other seats seeing it, at two paces of play (docs/performance.md). A fresh database.

@@ -6,13 +6,15 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from league.ratings import DEFAULT_MU
 from league.standings import tiebreaks
 from tournaments.admin.figures import points_text
 from tournaments.models import Competition
-from tournaments.selectors import competition_standings, head_to_head, rating_history
+from tournaments.pairing import CHALLENGE_LADDER, RATING_LADDER, is_ladder
+from tournaments.selectors import RatingHistory, competition_standings, head_to_head, rating_history
 
 
 @dataclass(frozen=True)
@@ -28,6 +30,8 @@ class StandingLine:
     mu: float
     sigma: float
     ordinal: float
+    #: The entrant left the ladder (or its bot was retired): no more matches, its results stay.
+    left: bool = False
 
 
 def standings_lines(competition: Competition) -> tuple[list[str], list[StandingLine]]:
@@ -47,6 +51,7 @@ def standings_lines(competition: Competition) -> tuple[list[str], list[StandingL
             mu=row.standing.mu,
             sigma=row.standing.sigma,
             ordinal=row.standing.ordinal,
+            left=row.standing.entrant.left_at is not None,
         )
         for row in rows
     ]
@@ -54,16 +59,63 @@ def standings_lines(competition: Competition) -> tuple[list[str], list[StandingL
     return [t.label if t.higher_first else f"{t.label} (fewer first)" for t in tiebreaks(competition.game)], lines
 
 
+def standings_order_note(competition: Competition, labels: list[str]) -> str:
+    """How the table is ordered, for the line under it: a ladder is not ordered by its game's tiebreaks."""
+    if competition.format == CHALLENGE_LADDER:
+        return "Ordered by place on the ladder; those who left follow, by " + ", then ".join(labels)
+    if competition.format == RATING_LADDER:
+        return "Ordered by rating (ordinal, μ − 3σ), highest first"
+    return "Ordered by " + ", then ".join(labels)
+
+
+#: The x axis of a competition's rating chart: rounds for scheduled formats, time for ladders.
+ROUND_AXIS = "round"
+TIME_AXIS = "time"
+
+
+def rating_chart_axis(competition: Competition) -> str:
+    """A ladder's rounds are one challenge each, or one beat tick each, and may be hours or weeks apart:
+    its ratings read better against time than against round numbers."""
+    return TIME_AXIS if is_ladder(competition.format) else ROUND_AXIS
+
+
 def rating_chart(competition: Competition) -> list[dict[str, Any]]:
-    """Each entrant's rating after every round it played, from the default at round 0; [] before any is rated.
+    """Each entrant's rating after every match it played, from the default before the first; [] before any
+    is rated. Against round (from round 0), or for a ladder against time (see ``rating_chart_axis``).
 
     The chart's data as the page embeds it (json_script), one line per entrant.
     """
+    over_time = rating_chart_axis(competition) == TIME_AXIS
     lines = [
-        {"name": h.entrant.name, "points": [[0, DEFAULT_MU]] + [[p.round_number, round(p.mu, 3)] for p in h.points]}
+        {"name": h.entrant.name, "points": _points_over_time(competition, h) if over_time else _points_by_round(h)}
         for h in rating_history(competition)
     ]
     return lines if any(len(line["points"]) > 1 for line in lines) else []
+
+
+def _points_by_round(history: RatingHistory) -> list[list[float]]:
+    return [[0, DEFAULT_MU]] + [[p.round_number, round(p.mu, 3)] for p in history.points]
+
+
+def _epoch(moment: datetime) -> int:
+    return int(moment.timestamp())
+
+
+def _points_over_time(competition: Competition, history: RatingHistory) -> list[list[float]]:
+    """[epoch seconds, μ]: from the default when the entrant came onto the running ladder, then after each
+    rated match at the time it finished.
+
+    Ratings apply in (round, match) order, and a match may finish before one rated ahead of it (a
+    person's challenge accepted earlier and played later): its new rating cannot hold before the
+    earlier one's, so a point is never put before the one ahead of it, and the line runs left to right.
+    """
+    joined = history.entrant.joined_at
+    since = max(competition.started_at, joined) if competition.started_at is not None else joined
+    points: list[list[float]] = [[_epoch(since), DEFAULT_MU]]
+    for point in history.points:
+        finished = _epoch(point.finished_at) if point.finished_at is not None else points[-1][0]
+        points.append([max(finished, points[-1][0]), round(point.mu, 3)])
+    return points
 
 
 #: The most entrants the page draws a head-to-head matrix for; the API serves larger ones row by row.

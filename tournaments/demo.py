@@ -28,9 +28,12 @@ from league.services import (
     player_create,
     player_for_user,
 )
-from tournaments.models import Competition, Match
+from tournaments.models import Competition, Entrant, Match
+from tournaments.services.challenge_decisions import ladder_order
+from tournaments.services.challenges import challenge_issue
 from tournaments.services.competitions import competition_create, competition_start, entrant_join
 from tournaments.services.play import competition_play_pending
+from tournaments.services.rating_ladder import rating_ladder_tick
 
 DEMO_USERNAME = "demo"
 DEMO_PASSWORD = "demo"
@@ -71,6 +74,18 @@ def transcript_deal(seed: int) -> dict[str, Any]:
     return {"deck": deck}
 
 
+#: A challenge ladder of bots and people: its first challenges are played when the demo loads, and one
+#: waits on the demo login (issue 13).
+CHALLENGE_LADDER = DemoCompetition("Demo club ladder", "banter", seed=7)
+#: Who stands on it, top first: these members' bots, then these people.
+LADDER_BOTS = ("bob", "carol", "dave", "erin")
+LADDER_PEOPLE = ("alice", DEMO_USERNAME)
+#: Challenges played when the demo loads: (challenger's place, defender's place), as they stand then.
+LADDER_CHALLENGES = ((4, 2), (3, 1), (4, 3), (2, 1))
+#: A rating ladder of every member's bots, running on beat; its first rounds are played when the demo loads.
+RATING_LADDER = DemoCompetition("Demo rating ladder", "banter", seed=8)
+RATING_LADDER_FIRST_ROUNDS = 2
+
 #: Live tables for the demo login to play at (/play/): two people and a bot, every match refereed live.
 LIVE_COMPETITION = DemoCompetition("Demo live 1923", "1923", {"mode": "set"})
 #: Who sits at the live tables: the demo login, this member, and a bot of this strategy.
@@ -107,6 +122,8 @@ def build_demo(*, say: Callable[[str], None] = lambda line: None) -> DemoReport:
                 club_add_member(club=club, player=member)
         competitions = [_competition(spec, club, organiser, members, report) for spec in COMPETITIONS]
         _live_competition(club, organiser, members, report)
+        challenge_ladder = _challenge_ladder(club, organiser, members, report)
+        rating_ladder = _rating_ladder(club, organiser, members, report)
     for line in report.created:
         say(f"created {line}")
     if report.bots_created:
@@ -117,6 +134,8 @@ def build_demo(*, say: Callable[[str], None] = lambda line: None) -> DemoReport:
         report.matches_played += played
         if played:
             say(f"played {played} matches of {competition.name}")
+    report.matches_played += _first_challenges(challenge_ladder, organiser, say)
+    report.matches_played += _first_rating_rounds(rating_ladder, say)
     return report
 
 
@@ -207,3 +226,80 @@ def demo_counts() -> dict[str, int]:
         "competitions": Competition.objects.count(),
         "matches done": Match.objects.filter(status=Match.Status.DONE).count(),
     }
+
+
+def _ladder(spec: DemoCompetition, club: Club, organiser: Player, format: str, report: DemoReport) -> Competition:
+    competition = Competition.objects.filter(club=club, name=spec.name).first()
+    if competition is None:
+        competition = competition_create(
+            club=club,
+            created_by=organiser,
+            name=spec.name,
+            game=spec.game,
+            options=spec.options,
+            kind=Competition.Kind.LADDER,
+            format=format,
+            seed=spec.seed,
+        )
+        report.created.append(f"competition {spec.name}")
+    return competition
+
+
+def _challenge_ladder(club: Club, organiser: Player, members: list[Player], report: DemoReport) -> Competition:
+    """Members' bots above two people, in that order."""
+    competition = _ladder(CHALLENGE_LADDER, club, organiser, Competition.Format.CHALLENGE_LADDER, report)
+    if competition.status == Competition.Status.OPEN:
+        by_name = {m.user.username: m for m in [organiser, *members]}
+        entered = {(e.bot_version_id, e.player_id): e for e in competition.entrants.all()}
+        order = []
+        for username in LADDER_BOTS:
+            version = _bot_version(by_name[username], CHALLENGE_LADDER.game, "upgrader", report)
+            order.append(entered.get((version.pk, None)) or entrant_join(competition=competition, bot_version=version))
+        for username in LADDER_PEOPLE:
+            person = by_name[username]
+            order.append(entered.get((None, person.pk)) or entrant_join(competition=competition, player=person))
+        competition = competition_start(competition=competition, order=[e.pk for e in order])
+    return competition
+
+
+def _first_challenges(competition: Competition, organiser: Player, say: Callable[[str], None]) -> int:
+    """The bots' first challenges, played here; then Alice challenges the demo login, who may accept at /play/."""
+    if competition.challenges.exists():
+        return 0
+    played = 0
+    for below, above in LADDER_CHALLENGES:
+        order = ladder_order(competition.pk)
+        challenger, defender = (Entrant.objects.get(pk=order[place - 1]) for place in (below, above))
+        challenge_issue(competition=competition, challenger=challenger, defender=defender, issued_by=organiser)
+        played += competition_play_pending(competition=competition)
+    alice = Entrant.objects.get(competition=competition, player__user__username=LADDER_PEOPLE[0])
+    demo = Entrant.objects.get(competition=competition, player__user__username=LADDER_PEOPLE[1])
+    challenge_issue(competition=competition, challenger=demo, defender=alice, issued_by=organiser)
+    say(f"played {played} challenges of {competition.name}; one waits for Alice to answer")
+    return played
+
+
+def _rating_ladder(club: Club, organiser: Player, members: list[Player], report: DemoReport) -> Competition:
+    """Every built-in strategy of the game, once per member: a ladder beat keeps playing."""
+    competition = _ladder(RATING_LADDER, club, organiser, Competition.Format.RATING_LADDER, report)
+    if competition.status == Competition.Status.OPEN:
+        entered = set(competition.entrants.values_list("bot_version_id", flat=True))
+        for member in members:
+            for strategy in strategies(RATING_LADDER.game):
+                version = _bot_version(member, RATING_LADDER.game, strategy, report)
+                if version.pk not in entered:
+                    entrant_join(competition=competition, bot_version=version)
+        competition = competition_start(competition=competition)
+    return competition
+
+
+def _first_rating_rounds(competition: Competition, say: Callable[[str], None]) -> int:
+    """A couple of rounds played here, so the ladder has standings at once; beat plays the rest."""
+    played = 0
+    while competition.rounds.count() < RATING_LADDER_FIRST_ROUNDS:
+        if not rating_ladder_tick(competition_id=competition.pk):
+            break
+        played += competition_play_pending(competition=competition)
+    if played:
+        say(f"played {played} matches of {competition.name}; beat plays a round every few seconds from now on")
+    return played

@@ -52,7 +52,7 @@ from engine.games.profile import Race, SetTable
 from engine.runner import play_game
 from league.models import Bot, BotVersion, Club, Player
 from tournaments.demo import CLUB_SLUG, DEMO_USERNAME, MEMBERS, TRANSCRIPT_GAME, build_demo, transcript_deal
-from tournaments.models import Competition, Entrant, Game, Match, Transcript
+from tournaments.models import Challenge, Competition, Entrant, Game, Match, Transcript
 from tournaments.selectors import games_broken_down
 from tournaments.services.competitions import competition_create, competition_start, entrant_join
 from tournaments.services.transcripts import transcript_dispute, transcript_submit
@@ -164,6 +164,8 @@ def known_ids() -> dict[str, list[int]]:
         "transcript_matches": ids(matches.filter(competition__people_play=Competition.PeoplePlay.TRANSCRIPT)),
         "transcript_numbers": ids(Transcript.objects.all(), "number"),
         "games": ids(Game.objects.all()),
+        "challenge_ladders": ids(Competition.objects.filter(format=Competition.Format.CHALLENGE_LADDER)),
+        "challenge_numbers": ids(Challenge.objects.all(), "number"),
     }
 
 
@@ -179,6 +181,17 @@ ID_BINDINGS: list[tuple[str, str, dict[str, str]]] = [
     ("GET", r"^/api/clubs/$", {"query.member": "players"}),
     ("", r"^/api/clubs/\{club_pk\}/", {"path.club_pk": "clubs", "body.player": "players"}),
     ("", r"^/api/tournaments/\{id\}/", {"path.id": "competitions", "body.referees[*]": "players"}),
+    # The challenge routes want a challenge ladder and a challenge number, not any competition and entrant.
+    (
+        "",
+        r"^/api/tournaments/\{competition_pk\}/challenges/",
+        {
+            "path.competition_pk": "challenge_ladders",
+            "path.number": "challenge_numbers",
+            "body.challenger": "entrants",
+            "body.defender": "entrants",
+        },
+    ),
     ("", r"^/api/tournaments/\{competition_pk\}/", {"path.competition_pk": "competitions", "path.id": "entrants"}),
     (
         "POST",

@@ -19,6 +19,10 @@ class Competition(models.Model):
     class Format(models.TextChoices):
         ROUND_ROBIN = "round_robin", "Round robin"
         DOUBLE_ROUND_ROBIN = "double_round_robin", "Double round robin"
+        #: Positions, changed by challenges up the ladder (tournaments/services/challenges.py); never ends.
+        CHALLENGE_LADDER = "challenge_ladder", "Challenge ladder"
+        #: Bots paired by rating on Celery beat, round after round (tournaments/services/rating_ladder.py).
+        RATING_LADDER = "rating_ladder", "Rating ladder"
 
     class PeoplePlay(models.TextChoices):
         LIVE = "live", "Live, dealt and refereed by the server"
@@ -60,6 +64,13 @@ class Competition(models.Model):
     live_tables_public = models.BooleanField(default=True)
     #: Confirm transcripts and settle disputes for this competition, granted by its organisers.
     referees = models.ManyToManyField(Player, related_name="refereed_competitions", blank=True)
+    # Ladders (docs/ladders.md).
+    #: A challenge ladder: how many places above itself an entrant may challenge.
+    challenge_reach = models.PositiveSmallIntegerField(default=3)
+    #: A challenge ladder: days the challenged side has to accept and play, or forfeit.
+    challenge_days = models.PositiveSmallIntegerField(default=7)
+    #: A rating ladder: the rounds it schedules before it finishes; empty to run until cancelled.
+    ladder_rounds = models.PositiveIntegerField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -78,6 +89,10 @@ class Entrant(models.Model):
     #: Shown in standings; copied at entry so renaming a bot does not rewrite history.
     name = models.CharField(max_length=120)
     joined_at = models.DateTimeField(auto_now_add=True)
+    #: A challenge ladder's place, 1 at the top; empty elsewhere and once the entrant has left.
+    position = models.PositiveIntegerField(null=True, blank=True)
+    #: When the entrant left a running ladder (or its bot was retired): it plays no more, its results stay.
+    left_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["competition_id", "id"]
@@ -425,3 +440,88 @@ class TranscriptEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.action} on transcript {self.transcript_id}"
+
+
+class Challenge(models.Model):
+    """One challenge up a challenge ladder: who challenged whom, how it ended, and the places it changed.
+
+    The defenders are the entrant challenged (two-player games) or the ``challenge_reach`` entrants
+    directly above the challenger (multiplayer games). Its history is the ladder's history.
+    """
+
+    class Status(models.TextChoices):
+        #: Waiting for every defender to accept.
+        ISSUED = "issued"
+        #: Accepted: its match is being played.
+        ACCEPTED = "accepted"
+        #: Its match was recorded and the places reordered by it.
+        PLAYED = "played"
+        #: A defender declined: that defender forfeits.
+        DECLINED = "declined"
+        #: Not accepted by the deadline: the defenders who had not accepted forfeit.
+        FORFEITED = "forfeited"
+        #: Accepted but not played by the deadline: its match is cancelled and no place changes.
+        EXPIRED = "expired"
+        #: Taken back by the challenger before it was accepted.
+        WITHDRAWN = "withdrawn"
+        #: The competition was cancelled, or its match was, before it was played.
+        CANCELLED = "cancelled"
+
+    #: A challenge in one of these holds its entrants: none of them may be in another.
+    OPEN = (Status.ISSUED, Status.ACCEPTED)
+
+    competition = models.ForeignKey(Competition, on_delete=models.CASCADE, related_name="challenges")
+    #: 1, 2, ... within the competition: the n of /api/tournaments/{id}/challenges/{n}/.
+    number = models.PositiveIntegerField()
+    challenger = models.ForeignKey(Entrant, on_delete=models.PROTECT, related_name="challenges_made")
+    issued_by = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="challenges_issued")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.ISSUED)
+    issued_at = models.DateTimeField()
+    #: Accept and play by then, or forfeit (Celery beat applies it).
+    deadline = models.DateTimeField()
+    reminded_at = models.DateTimeField(null=True, blank=True)
+    accepted_at = models.DateTimeField(null=True, blank=True)
+    decided_at = models.DateTimeField(null=True, blank=True)
+    match = models.OneToOneField(Match, on_delete=models.PROTECT, null=True, blank=True, related_name="challenge")
+    #: How it ended, in words: who won, who forfeited and why.
+    outcome = models.TextField(blank=True)
+    #: The places it decided: the block of the ladder from ``top_place`` down, as entrant ids,
+    #: before and after (equal when nothing moved); empty until it is decided.
+    top_place = models.PositiveIntegerField(null=True, blank=True)
+    places_before = models.JSONField(default=list, blank=True)
+    places_after = models.JSONField(default=list, blank=True)
+
+    class Meta:
+        ordering = ["competition_id", "-number"]
+        constraints = [models.UniqueConstraint(fields=["competition", "number"], name="challenge_number_unique")]
+        indexes = [models.Index(fields=["status", "deadline"], name="challenge_due")]
+
+    def __str__(self) -> str:
+        return f"challenge {self.number}"
+
+
+class ChallengeSide(models.Model):
+    """An entrant in a challenge: the challenger or a defender, and whether it has accepted."""
+
+    class Role(models.TextChoices):
+        CHALLENGER = "challenger"
+        DEFENDER = "defender"
+
+    challenge = models.ForeignKey(Challenge, on_delete=models.CASCADE, related_name="sides")
+    entrant = models.ForeignKey(Entrant, on_delete=models.PROTECT, related_name="challenge_sides")
+    role = models.CharField(max_length=10, choices=Role.choices)
+    #: The entrant's place when the challenge was issued.
+    place = models.PositiveIntegerField()
+    accepted_at = models.DateTimeField(null=True, blank=True)
+    #: True while the challenge is open: the database holds each entrant to one open challenge.
+    open = models.BooleanField(default=True)
+
+    class Meta:
+        ordering = ["challenge_id", "place"]
+        constraints = [
+            models.UniqueConstraint(fields=["challenge", "entrant"], name="challenge_side_once"),
+            models.UniqueConstraint(fields=["entrant"], condition=Q(open=True), name="one_open_challenge_per_entrant"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.role} of challenge {self.challenge_id}"

@@ -91,3 +91,23 @@ FORMATS: dict[str, PairingFormat] = {
     "round_robin": RoundRobin(cycles=1),
     "double_round_robin": RoundRobin(cycles=2),
 }
+
+#: Ladders have no schedule: their matches come from challenges (challenge_ladder) or from Celery
+#: beat's ticks (rating_ladder), and they never finish on their own (docs/ladders.md).
+CHALLENGE_LADDER = "challenge_ladder"
+RATING_LADDER = "rating_ladder"
+LADDERS = (CHALLENGE_LADDER, RATING_LADDER)
+
+#: Every value a competition's ``format`` takes.
+COMPETITION_FORMATS = (*FORMATS, *LADDERS)
+
+
+def is_ladder(format: str) -> bool:
+    return format in LADDERS
+
+
+def pairs_round_by_round(format: str) -> bool:
+    """Whether a recorded match may release the next round: a scheduled format's own answer; a ladder makes
+    its rounds as it goes."""
+    pairing = FORMATS.get(format)
+    return pairing is not None and pairing.pairs_round_by_round

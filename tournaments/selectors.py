@@ -11,7 +11,7 @@ from datetime import datetime
 from fractions import Fraction
 from typing import Any, cast
 
-from django.db.models import Count, Prefetch, Q, QuerySet
+from django.db.models import Count, F, Prefetch, Q, QuerySet
 from django.utils import timezone
 
 from engine.games import game_names, get_game
@@ -31,6 +31,7 @@ from tournaments.models import (
     Standing,
     units_per_point,
 )
+from tournaments.pairing import CHALLENGE_LADDER, RATING_LADDER
 
 
 @dataclass(frozen=True)
@@ -42,20 +43,33 @@ class StandingRow:
     tiebreaks: list[tuple[Tiebreak, Any]] = field(default_factory=list)
 
 
+def _ladder_order(competition: Competition) -> list[Any]:
+    """What ranks a ladder before the game's own order: its places, or its ratings."""
+    if competition.format == CHALLENGE_LADDER:
+        return [F("entrant__position").asc(nulls_last=True)]
+    if competition.format == RATING_LADDER:
+        return ["-ordinal"]
+    return []
+
+
 def standings_queryset(competition: Competition) -> QuerySet[Standing]:
     order = [t.column if not t.higher_first else f"-{t.column}" for t in tiebreaks(competition.game)]
     return (
         Standing.objects.filter(competition=competition)
         .select_related("entrant")
-        .order_by(*order, "entrant__name", "entrant_id")
+        .order_by(*_ladder_order(competition), *order, "entrant__name", "entrant_id")
     )
 
 
 def competition_standings(competition: Competition) -> list[StandingRow]:
-    """The table in the game's order; rows level on every tiebreak share a rank."""
+    """The table in the game's order; rows level on every tiebreak share a rank.
+
+    A challenge ladder ranks by place (those who left follow, by the game's order), a rating ladder
+    by rating first.
+    """
     order = tiebreaks(competition.game)
     rows = list(standings_queryset(competition))
-    keys = [tuple(getattr(row, t.column) for t in order) for row in rows]
+    keys = [_ladder_key(competition, row) + tuple(getattr(row, t.column) for t in order) for row in rows]
     per_point = units_per_point(competition.players_per_match)
     table = []
     for rank, row in zip(shared_ranks(keys), rows, strict=True):
@@ -64,6 +78,15 @@ def competition_standings(competition: Competition) -> list[StandingRow]:
         values = [(t, points if t.key == MATCH_POINTS.key else getattr(row, t.column)) for t in order]
         table.append(StandingRow(rank=rank, standing=row, match_points=points, tiebreaks=values))
     return table
+
+
+def _ladder_key(competition: Competition, row: Standing) -> tuple[Any, ...]:
+    if competition.format == CHALLENGE_LADDER:
+        position = row.entrant.position
+        return (position is None, position or 0)
+    if competition.format == RATING_LADDER:
+        return (-row.ordinal,)
+    return ()
 
 
 def breakdown_of(game: str) -> Breakdown | None:

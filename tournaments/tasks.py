@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from celery import shared_task
 
+from tournaments.services.challenges import challenges_enforce_deadlines
 from tournaments.services.live import live_clocks_enforce, live_match_record_if_over
 from tournaments.services.live_bots import live_bots_play, live_bots_reap
 from tournaments.services.play import match_play
+from tournaments.services.rating_ladder import rating_ladders_tick
 from tournaments.services.scheduling import matches_reap
 from tournaments.services.transcripts import transcript_verify, transcripts_resend_stale
 
@@ -51,3 +53,15 @@ def enforce_live_clocks() -> None:
     """Celery beat, every few seconds: people out of time forfeit; bots whose task was lost are asked again."""
     live_clocks_enforce()
     live_bots_reap()
+
+
+@shared_task
+def tick_rating_ladders() -> None:
+    """Celery beat: pair the next round of every running rating ladder whose last round is over."""
+    rating_ladders_tick()
+
+
+@shared_task
+def enforce_challenge_deadlines() -> None:
+    """Celery beat: remind defenders whose deadline nears; forfeit or expire challenges past it."""
+    challenges_enforce_deadlines()

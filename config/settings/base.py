@@ -156,6 +156,8 @@ AUTH_PASSWORD_VALIDATORS = [
 # --- Sign-up (django-allauth: league/accounts.py, docs/security.md) --------------------------------------
 # One form and one adapter for the web page (/accounts/signup/) and the API (POST /api/auth/register/).
 # Sign-in stays Django's own form (/accounts/login/, config.throttles.ThrottledLoginView), by username.
+# Usernames sign in in any case, as sign-up compares them (league/auth_backends.py).
+AUTHENTICATION_BACKENDS = ["league.auth_backends.UsernameAnyCaseBackend"]
 ACCOUNT_ADAPTER = "league.accounts.AccountAdapter"
 ACCOUNT_FORMS = {"signup": "league.accounts.SignupForm"}
 ACCOUNT_LOGIN_METHODS = {"username"}
@@ -313,11 +315,32 @@ MATCH_REAP_SECONDS = env_int("MATCH_REAP_SECONDS", 30)
 CELERY_BEAT_SCHEDULE = {
     "reap-matches": {"task": "tournaments.tasks.reap_matches", "schedule": float(MATCH_REAP_SECONDS)},
     "reap-validations": {"task": "league.tasks.reap_validations", "schedule": float(MATCH_REAP_SECONDS)},
+    # Ladders (docs/ladders.md): a rating ladder's next round, and challenge deadlines and reminders.
+    "rating-ladders": {
+        "task": "tournaments.tasks.tick_rating_ladders",
+        "schedule": float(env_int("RATING_LADDER_TICK_SECONDS", 10)),
+    },
+    "challenge-deadlines": {
+        "task": "tournaments.tasks.enforce_challenge_deadlines",
+        "schedule": float(env_int("CHALLENGE_SWEEP_SECONDS", 60)),
+    },
     "live-clocks": {
         "task": "tournaments.tasks.enforce_live_clocks",
         "schedule": float(env_int("LIVE_CLOCK_SECONDS", 2)),
     },
 }
+# A rating ladder's tick pairs at most this many matches per ladder (each bot plays at most one a round).
+RATING_LADDER_BATCH = env_int("RATING_LADDER_BATCH", 200)
+# Percent of a round's matches paired at random rather than by rating, so ratings keep meeting.
+RATING_LADDER_EXPLORATION_PERCENT = env_int("RATING_LADDER_EXPLORATION_PERCENT", 20)
+# A bot's first matches on a rating ladder are against opponents spread over it.
+RATING_LADDER_PLACEMENT_MATCHES = env_int("RATING_LADDER_PLACEMENT_MATCHES", 4)
+if not 0 <= RATING_LADDER_EXPLORATION_PERCENT <= 100:
+    raise ImproperlyConfigured("RATING_LADDER_EXPLORATION_PERCENT must be between 0 and 100")
+if RATING_LADDER_BATCH < 1 or RATING_LADDER_PLACEMENT_MATCHES < 0:
+    raise ImproperlyConfigured("RATING_LADDER_BATCH must be at least 1, RATING_LADDER_PLACEMENT_MATCHES at least 0")
+# Defenders who have not answered a challenge are mailed this long before its deadline.
+CHALLENGE_REMINDER_HOURS = env_int("CHALLENGE_REMINDER_HOURS", 24)
 # A running match's worker writes a heartbeat this often; a match silent for the grace is requeued.
 MATCH_HEARTBEAT_SECONDS = env_int("MATCH_HEARTBEAT_SECONDS", 5)
 MATCH_HEARTBEAT_GRACE = env_int("MATCH_HEARTBEAT_GRACE", 60)

@@ -323,3 +323,32 @@ def test_a_bad_mail_setting_stops_the_service_with_a_clear_message(environ: dict
         email_config(environ)
     assert message in str(refused.value)
     assert "hunter2" not in str(refused.value)  # a password in EMAIL_URL is never repeated
+
+
+# --- Signing in, in any case ---------------------------------------------------------------------
+
+
+def token_for(username: str, password: str) -> Any:
+    return APIClient().post("/api/auth/token/", {"username": username, "password": password}, format="json")
+
+
+@pytest.mark.parametrize("typed", ["Newcomer", "newcomer", "NEWCOMER"])
+def test_one_signs_in_with_the_username_in_any_case_as_sign_up_compares_it(typed: str, client: Client) -> None:
+    assert register(username="Newcomer", password=GOOD_PASSWORD).status_code == 201
+    answer = token_for(typed, GOOD_PASSWORD)
+    assert answer.status_code == 200, answer.json()
+    assert Token.objects.get(key=answer.json()["token"]).user.username == "Newcomer"
+    assert token_for(typed, "not-the-password").status_code == 400
+    # The web sign-in (and the admin's) goes through the same backend.
+    assert client.login(username=typed, password=GOOD_PASSWORD)
+
+
+def test_accounts_that_differ_only_in_case_sign_in_by_their_exact_spelling_only() -> None:
+    # Made before sign-up compared names in any case, or by an administrator.
+    User = get_user_model()
+    User.objects.create_user(username="Sam", password=GOOD_PASSWORD)
+    User.objects.create_user(username="sam", password="another-long-passphrase-7")
+    assert Token.objects.get(key=token_for("Sam", GOOD_PASSWORD).json()["token"]).user.username == "Sam"
+    assert Token.objects.get(key=token_for("sam", "another-long-passphrase-7").json()["token"]).user.username == "sam"
+    # "SAM" could be either: it signs in neither.
+    assert token_for("SAM", GOOD_PASSWORD).status_code == 400

@@ -624,7 +624,7 @@ def test_an_organiser_sees_and_runs_only_their_clubs_competitions(client: Client
     assert {m["object_name"] for app in index.context["app_list"] for m in app["models"]} == {
         *["Player", "Club", "Membership", "Invitation", "JoinRequest", "Bot", "BotVersion"],
         *["Competition", "Entrant", "Round", "Match", "Game", "MatchSet", "Standing"],
-        "Transcript",
+        *["Transcript", "Challenge"],
     }
     response = client.get(changelist_url(Competition))
     assert response.status_code == 200

@@ -18,7 +18,8 @@ from league.joining import invitation_create
 from league.models import Bot, BotVersion, Club, Invitation, JoinRequest, Membership, Player
 from tests.factories import BotFactory, EntrantFactory
 from tests.league.test_api_support import ROLES, Cast, add_entrants, make_cast
-from tournaments.models import Competition, Entrant, Match
+from tournaments.models import Challenge, Competition, Entrant, Match
+from tournaments.services.challenges import challenge_issue
 from tournaments.services.competitions import competition_start
 
 pytestmark = pytest.mark.django_db
@@ -70,6 +71,27 @@ def _stranger_asks(cast: Cast) -> JoinRequest:
 
 def _members_membership(cast: Cast) -> Membership:
     return Membership.objects.get(club=cast.club, player=cast.member)
+
+
+def _ladder(cast: Cast) -> tuple[Entrant, Entrant]:
+    """The competition as a running challenge ladder: the member (a person) above the owner's bot."""
+    Competition.objects.filter(pk=cast.competition.pk).update(format="challenge_ladder", kind="ladder")
+    member = Entrant.objects.create(competition=cast.competition, player=cast.member, name="Member")
+    bot = EntrantFactory(competition=cast.competition, bot_version=cast.version)
+    competition_start(competition=cast.competition, order=[member.pk, bot.pk])
+    return member, bot
+
+
+def _challenge_url(cast: Cast, verb: str) -> str:
+    """The bot's challenge of the member, issued by the owner: ``verb`` answers or withdraws it."""
+    member, bot = _ladder(cast)
+    challenge = challenge_issue(competition=cast.competition, challenger=bot, defender=member, issued_by=cast.owner)
+    return f"/api/tournaments/{cast.competition.pk}/challenges/{challenge.number}/{verb}/"
+
+
+def _challenge_body(cast: Cast) -> dict[str, Any]:
+    member, bot = _ladder(cast)
+    return {"challenger": bot.pk, "defender": member.pk}
 
 
 WRITES: dict[str, Write] = {
@@ -155,6 +177,22 @@ WRITES: dict[str, Write] = {
     "tournaments.play": Write(
         "post", lambda c: (f"/api/tournaments/{_started(c).pk}/play/", None), (401, 403, 403, 403, 200)
     ),
+    # A challenge ladder: the challenger's side (the bot's owner) challenges and withdraws, the defender's side
+    # (the member) answers; organisers may do either.
+    "tournaments.challenges.issue": Write(
+        "post",
+        lambda c: (f"/api/tournaments/{c.competition.pk}/challenges/", _challenge_body(c)),
+        (401, 403, 201, 403, 201),
+    ),
+    "tournaments.challenges.accept": Write(
+        "post", lambda c: (_challenge_url(c, "accept"), None), (401, 403, 403, 200, 200)
+    ),
+    "tournaments.challenges.decline": Write(
+        "post", lambda c: (_challenge_url(c, "decline"), None), (401, 403, 403, 200, 200)
+    ),
+    "tournaments.challenges.withdraw": Write(
+        "post", lambda c: (_challenge_url(c, "withdraw"), None), (401, 403, 200, 403, 200)
+    ),
     "matches.retry": Write(
         "post", lambda c: (f"/api/matches/{_errored_match(c).pk}/retry/", None), (401, 403, 403, 403, 200)
     ),
@@ -187,8 +225,16 @@ def _effect_happened(name: str, cast: Cast) -> bool:
         "tournaments.cancel": lambda: competition.status == Competition.Status.CANCELLED,
         "tournaments.play": lambda: competition.matches.filter(queued_at__gt=LONG_AGO).exists(),
         "matches.retry": lambda: competition.matches.filter(status=Match.Status.PENDING).exists(),
+        "tournaments.challenges.issue": lambda: competition.challenges.exists(),
+        "tournaments.challenges.accept": lambda: _challenge_is(competition, Challenge.Status.ACCEPTED),
+        "tournaments.challenges.decline": lambda: _challenge_is(competition, Challenge.Status.DECLINED),
+        "tournaments.challenges.withdraw": lambda: _challenge_is(competition, Challenge.Status.WITHDRAWN),
     }
     return effects[name]()
+
+
+def _challenge_is(competition: Competition, status: str) -> bool:
+    return competition.challenges.filter(status=status).exists()
 
 
 @pytest.mark.parametrize("role", ROLES)

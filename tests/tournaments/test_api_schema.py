@@ -57,6 +57,12 @@ MAIN_PATHS = {
     "/api/tournaments/{id}/head-to-head/": {"get"},
     "/api/tournaments/{competition_pk}/entrants/": {"get", "post"},
     "/api/tournaments/{competition_pk}/entrants/{id}/": {"delete"},
+    # Challenge ladders.
+    "/api/tournaments/{competition_pk}/challenges/": {"get", "post"},
+    "/api/tournaments/{competition_pk}/challenges/{number}/": {"get"},
+    "/api/tournaments/{competition_pk}/challenges/{number}/accept/": {"post"},
+    "/api/tournaments/{competition_pk}/challenges/{number}/decline/": {"post"},
+    "/api/tournaments/{competition_pk}/challenges/{number}/withdraw/": {"post"},
     "/api/tournaments/{competition_pk}/rounds/": {"get"},
     "/api/tournaments/{competition_pk}/standings/": {"get"},
     "/api/matches/": {"get"},
@@ -147,6 +153,11 @@ CONFLICTS = {
     ("post", "/api/clubs/{club_pk}/join-requests/{id}/accept/"),
     ("post", "/api/clubs/{club_pk}/join-requests/{id}/decline/"),
     ("post", "/api/clubs/{club_pk}/join-requests/{id}/withdraw/"),
+    ("delete", "/api/tournaments/{competition_pk}/entrants/{id}/"),
+    ("post", "/api/tournaments/{competition_pk}/challenges/"),
+    ("post", "/api/tournaments/{competition_pk}/challenges/{number}/accept/"),
+    ("post", "/api/tournaments/{competition_pk}/challenges/{number}/decline/"),
+    ("post", "/api/tournaments/{competition_pk}/challenges/{number}/withdraw/"),
 }
 #: Writes without a body that nothing refuses as bad input.
 WRITES_NEVER_400 = {
@@ -158,6 +169,7 @@ WRITES_NEVER_400 = {
     ("post", "/api/clubs/{club_pk}/join-requests/{id}/accept/"),
     ("post", "/api/clubs/{club_pk}/join-requests/{id}/decline/"),
     ("post", "/api/clubs/{club_pk}/join-requests/{id}/withdraw/"),
+    ("post", "/api/tournaments/{competition_pk}/challenges/{number}/withdraw/"),
 }
 #: Operations that need no authentication at all: the token endpoint reads credentials from its body, and
 #: anyone may sign up.

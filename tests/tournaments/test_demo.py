@@ -11,8 +11,19 @@ from django.test import Client
 
 from engine.bots import bot_names
 from league.models import Membership
-from tournaments.demo import COMPETITIONS, DEMO_PASSWORD, DEMO_USERNAME, LIVE_COMPETITION, demo_counts
-from tournaments.models import Competition, Game, Match, Standing
+from tournaments.demo import (
+    CHALLENGE_LADDER,
+    COMPETITIONS,
+    DEMO_PASSWORD,
+    DEMO_USERNAME,
+    LADDER_CHALLENGES,
+    LIVE_COMPETITION,
+    RATING_LADDER,
+    RATING_LADDER_FIRST_ROUNDS,
+    demo_counts,
+)
+from tournaments.models import Challenge, Competition, Game, Match, Standing
+from tournaments.pairing import LADDERS
 
 pytestmark = pytest.mark.django_db
 
@@ -29,7 +40,9 @@ def test_load_demo_builds_a_played_competition_per_game_and_a_working_login(clie
     user = get_user_model().objects.get(username=DEMO_USERNAME)
     assert user.is_superuser and user.is_staff and user.check_password(DEMO_PASSWORD)
     assert Membership.objects.get(player__user=user).role == Membership.Role.ORGANISER
-    competitions = {c.game: c for c in Competition.objects.exclude(name=LIVE_COMPETITION.name)}
+    competitions = {
+        c.game: c for c in Competition.objects.exclude(name=LIVE_COMPETITION.name).exclude(format__in=LADDERS)
+    }
     assert sorted(competitions) == sorted(spec.game for spec in COMPETITIONS)
     for game, competition in competitions.items():
         assert competition.status == Competition.Status.FINISHED
@@ -61,7 +74,7 @@ def test_load_demo_twice_changes_nothing() -> None:
 def test_load_demo_completes_a_demo_that_stopped_part_way() -> None:
     load()
     full = demo_counts()
-    banter = Competition.objects.get(game="banter")
+    banter = Competition.objects.get(game="banter", format="round_robin")
     Match.objects.filter(competition=banter).delete()
     Standing.objects.filter(competition=banter).delete()
     Competition.objects.filter(pk=banter.pk).update(status=Competition.Status.OPEN, started_at=None, finished_at=None)
@@ -89,3 +102,25 @@ def test_load_demo_opens_live_tables_for_the_demo_login() -> None:
     assert matches.count() == 3 and all(m.status == Match.Status.LIVE for m in matches)
     demo = get_user_model().objects.get(username=DEMO_USERNAME).player
     assert live.matches.filter(participants__entrant__player=demo).count() == 2
+
+
+def test_load_demo_holds_a_challenge_ladder_with_its_history_and_a_running_rating_ladder(client: Client) -> None:
+    load()
+    ladder = Competition.objects.get(name=CHALLENGE_LADDER.name)
+    assert (ladder.format, ladder.status) == ("challenge_ladder", Competition.Status.RUNNING)
+    challenges = list(ladder.challenges.order_by("number"))
+    assert [c.status for c in challenges] == [Challenge.Status.PLAYED] * len(LADDER_CHALLENGES) + [
+        Challenge.Status.ISSUED
+    ]
+    # Every place is taken once, and every played challenge's match is recorded.
+    places = sorted(ladder.entrants.values_list("position", flat=True))
+    assert places == list(range(1, ladder.entrants.count() + 1))
+    assert all(c.match is not None and c.match.status == Match.Status.DONE for c in challenges[:-1])
+    rating = Competition.objects.get(name=RATING_LADDER.name)
+    assert (rating.format, rating.status) == ("rating_ladder", Competition.Status.RUNNING)
+    assert rating.rounds.count() == RATING_LADDER_FIRST_ROUNDS
+    assert not rating.matches.exclude(status=Match.Status.DONE).exists()
+    assert Standing.objects.filter(competition=rating, played__gt=0).exists()
+    assert client.login(username=DEMO_USERNAME, password=DEMO_PASSWORD)
+    for competition in (ladder, rating):
+        assert client.get(f"/admin/tournaments/competition/{competition.pk}/change/").status_code == 200

@@ -198,6 +198,8 @@ class Walk:
             # The public competition page (/competitions/{id}/).
             "competitions": [competition.pk, MISSING],
             "entrants": list(competition.entrants.values_list("pk", flat=True)),
+            # A round robin's live match: there are no challenges to read, and their numbers hold no cards.
+            "challenges": [1],
             "matches": [match.pk, MISSING],
             "games": [*Game.objects.filter(match__competition=competition).values_list("pk", flat=True), MISSING],
             "transcripts": [0, 1],

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import timedelta
-from typing import Any, cast
+from typing import Any
 
 import pytest
 from django.utils import timezone
 
-from config import background
 from tests.factories import CompetitionFactory, EntrantFactory
 from tournaments.models import Competition, Match
 from tournaments.pairing import FORMATS
@@ -18,19 +17,6 @@ from tournaments.services.competitions import competition_start
 from tournaments.services.play import match_play
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def sent(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The matches whose task would have gone to the broker, in order, instead of running them."""
-    match_ids: list[int] = []
-
-    def send_now(task_name: str, args: tuple[object, ...], *, queue: str) -> None:
-        assert task_name == scheduling.RUN_MATCH
-        match_ids.append(cast(int, args[0]))
-
-    monkeypatch.setattr(background, "send_now", send_now)
-    return match_ids
 
 
 def four_entrants() -> Competition:

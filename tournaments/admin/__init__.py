@@ -5,9 +5,10 @@
 - Creating, editing, entering, starting, playing, cancelling and retrying all go through the
   services; a service's refusal becomes a form error or an admin message, never a 500.
 - Recorded results (games and their records, sets, participants' scores, standings) are read-only
-  for everybody: the admin shows them and never edits them.
+  for everybody: the admin shows them and never edits them. So are a ladder's challenges, which only
+  the services decide.
 
 Django's autodiscovery imports this package; importing these modules registers their ModelAdmins.
 """
 
-from tournaments.admin import competitions, matches, results, transcripts  # noqa: F401
+from tournaments.admin import competitions, ladders, matches, results, transcripts  # noqa: F401

@@ -16,7 +16,14 @@ from django.http import HttpRequest
 from engine.games import UnknownGame
 from engine.games.profile import Breakdown, Race, SetTable
 from tournaments.admin.figures import match_points_text
-from tournaments.competition_sheets import head_to_head_lines, rating_chart, standings_lines
+from tournaments.admin.ladders import ladder_page
+from tournaments.competition_sheets import (
+    head_to_head_lines,
+    rating_chart,
+    rating_chart_axis,
+    standings_lines,
+    standings_order_note,
+)
 from tournaments.models import Competition, Match, MatchParticipant
 from tournaments.selectors import (
     GameBreakdown,
@@ -179,6 +186,7 @@ def competition_page(competition: Competition, *, may_run: bool) -> dict[str, An
     breakdown = breakdown_of(competition.game)
     return {
         "tiebreak_labels": labels,
+        "standings_order": standings_order_note(competition, labels),
         "standing_lines": lines,
         "match_views": [
             match_view(sheet, competition.players_per_match, breakdown)
@@ -186,10 +194,12 @@ def competition_page(competition: Competition, *, may_run: bool) -> dict[str, An
         ],
         "progress": progress,
         "rating_chart": rating_chart(competition),
+        "rating_chart_axis": rating_chart_axis(competition),
         "head_to_head": head_to_head_lines(competition),
         "breakdown": breakdown,
         "run_buttons": [(step, RUN_STEPS[step]) for step in available_steps(competition, progress)] if may_run else [],
         "can_add_entrants": competition.status == Competition.Status.OPEN and may_run,
+        **ladder_page(competition),
     }
 
 

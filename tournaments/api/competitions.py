@@ -22,6 +22,7 @@ from tournaments.api.serializers import (
     MAX_MATRIX_ENTRANTS,
     CompetitionCreateSerializer,
     CompetitionSerializer,
+    CompetitionStartSerializer,
     CompetitionUpdateSerializer,
     HeadToHeadQuerySerializer,
     HeadToHeadSerializer,
@@ -77,13 +78,20 @@ class CompetitionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, views
         data.is_valid(raise_exception=True)
         changes: dict[str, Any] = dict(data.validated_data)
         changes.setdefault("max_entrants", UNCHANGED)
+        changes.setdefault("ladder_rounds", UNCHANGED)
         return self._shown(competition_update(competition=competition, **changes))
 
-    @extend_schema(request=None, responses=CompetitionSerializer)
+    @extend_schema(request=CompetitionStartSerializer, responses=CompetitionSerializer)
     @action(detail=True, methods=["post"])
     def start(self, request: Request, pk: int) -> Response:
-        """Close entries and build every round; 400 with too few entrants."""
-        return self._shown(competition_start(competition=self.get_object()))
+        """Close entries and build every round; 400 with too few entrants.
+
+        A challenge ladder starts from ``order`` (entrant ids, top place first) if given, else by rating.
+        """
+        competition = self.get_object()
+        data = CompetitionStartSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        return self._shown(competition_start(competition=competition, order=data.validated_data.get("order")))
 
     @extend_schema(request=None, responses=CompetitionSerializer)
     @action(detail=True, methods=["post"])

@@ -13,6 +13,7 @@ from rest_framework.exceptions import PermissionDenied
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from config.schema import errors
 from league.api.identity import viewing_player
 from league.models import Player
 from tournaments.api.permissions import answerable_player_id, is_organiser
@@ -71,8 +72,10 @@ class EntrantViewSet(CompetitionScoped, mixins.ListModelMixin, viewsets.GenericV
         return Response(EntrantSerializer(entrant).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(responses={204: None})
+    @errors(add=[409])
     def destroy(self, request: Request, **kwargs: Any) -> Response:
-        """Leave (the entrant's owner) or remove (an organiser), before the competition starts."""
+        """Leave (the entrant's owner) or remove (an organiser), before the competition starts; a running ladder's
+        entrant may leave at any time it is in no open challenge (409), and keeps its results."""
         entrant = get_object_or_404(self.get_queryset(), pk=self.kwargs["pk"])
         owner = answerable_player_id(entrant)
         if not (_answers_for(owner, viewing_player(request)) or is_organiser(request, self.competition)):

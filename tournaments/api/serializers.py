@@ -21,7 +21,7 @@ from league.models import BotVersion, Club, Player
 from tournaments.api.numbers import decimal_string, fraction_string, match_points
 from tournaments.api.permissions import answerable_player_id
 from tournaments.models import BotRun, Competition, Entrant, Game, Match, MatchParticipant, MatchSet, Round
-from tournaments.pairing import FORMATS
+from tournaments.pairing import COMPETITION_FORMATS
 from tournaments.selectors import StandingRow
 
 #: The largest seed a BigIntegerField holds.
@@ -53,6 +53,9 @@ class CompetitionSerializer(serializers.ModelSerializer[Competition]):
             "move_seconds",
             "game_seconds",
             "live_tables_public",
+            "challenge_reach",
+            "challenge_days",
+            "ladder_rounds",
             "entrant_count",
             "organisers",
             "referees",
@@ -69,7 +72,7 @@ class CompetitionCreateSerializer(JSONInput[Competition]):
     name = serializers.CharField(max_length=120)
     game = game_field()
     kind = serializers.ChoiceField(choices=Competition.Kind.choices, default=Competition.Kind.LEAGUE)
-    format = serializers.ChoiceField(choices=sorted(FORMATS), default=Competition.Format.ROUND_ROBIN)
+    format = serializers.ChoiceField(choices=sorted(COMPETITION_FORMATS), default=Competition.Format.ROUND_ROBIN)
     #: Checked option by option by the engine; a bad one is a 400 naming it.
     options = serializers.DictField(required=False, default=dict)
     #: The widest bound of any game (1923 seats 12); each game's own range is checked by the service.
@@ -87,6 +90,26 @@ class CompetitionCreateSerializer(JSONInput[Competition]):
         min_value=10, max_value=30 * 86400, default=3600, help_text="a person's time for all their decisions in a game"
     )
     live_tables_public = serializers.BooleanField(default=True, help_text="whether anyone may watch live tables")
+    challenge_reach = serializers.IntegerField(
+        min_value=1,
+        max_value=100,
+        default=3,
+        help_text="a challenge ladder: how many places above itself an entrant may challenge",
+    )
+    challenge_days = serializers.IntegerField(
+        min_value=1,
+        max_value=365,
+        default=7,
+        help_text="a challenge ladder: days to accept and play a challenge, or forfeit",
+    )
+    ladder_rounds = serializers.IntegerField(
+        min_value=1,
+        max_value=1_000_000,
+        required=False,
+        default=None,
+        allow_null=True,
+        help_text="a rating ladder: rounds to play before it finishes; null to run until cancelled",
+    )
 
 
 class CompetitionUpdateSerializer(JSONInput[Competition]):
@@ -100,6 +123,25 @@ class CompetitionUpdateSerializer(JSONInput[Competition]):
     move_seconds = serializers.IntegerField(min_value=5, max_value=7 * 86400, required=False)
     game_seconds = serializers.IntegerField(min_value=10, max_value=30 * 86400, required=False)
     live_tables_public = serializers.BooleanField(required=False)
+    challenge_reach = serializers.IntegerField(
+        min_value=1,
+        max_value=100,
+        required=False,
+        help_text="a challenge ladder: how many places above itself an entrant may challenge",
+    )
+    challenge_days = serializers.IntegerField(
+        min_value=1,
+        max_value=365,
+        required=False,
+        help_text="a challenge ladder: days to accept and play a challenge, or forfeit",
+    )
+    ladder_rounds = serializers.IntegerField(
+        min_value=1,
+        max_value=1_000_000,
+        required=False,
+        allow_null=True,
+        help_text="a rating ladder: rounds to play before it finishes; null to run until cancelled",
+    )
     referees = serializers.PrimaryKeyRelatedField(
         many=True,
         queryset=Player.objects.all(),
@@ -108,10 +150,19 @@ class CompetitionUpdateSerializer(JSONInput[Competition]):
     )
 
 
+class CompetitionStartSerializer(JSONInput[Competition]):
+    order = serializers.ListField(
+        child=serializers.IntegerField(min_value=1, max_value=MAX_SEED),
+        required=False,
+        max_length=MAX_ENTRANTS,
+        help_text="a challenge ladder's first places: every entrant id once, top place first",
+    )
+
+
 class EntrantBriefSerializer(serializers.ModelSerializer[Entrant]):
     class Meta:
         model = Entrant
-        fields = ["id", "name", "bot_version", "player"]
+        fields = ["id", "name", "bot_version", "player", "position", "left_at"]
         read_only_fields = fields
 
 
@@ -121,7 +172,18 @@ class EntrantSerializer(serializers.ModelSerializer[Entrant]):
 
     class Meta:
         model = Entrant
-        fields = ["id", "competition", "name", "bot_version", "bot", "player", "owner", "joined_at"]
+        fields = [
+            "id",
+            "competition",
+            "name",
+            "bot_version",
+            "bot",
+            "player",
+            "owner",
+            "joined_at",
+            "position",
+            "left_at",
+        ]
         read_only_fields = fields
 
     @extend_schema_field(serializers.IntegerField(allow_null=True))

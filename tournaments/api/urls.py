@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.urls import path
 from rest_framework.routers import SimpleRouter
 
+from tournaments.api.challenges import ChallengeViewSet
 from tournaments.api.competitions import CompetitionViewSet
 from tournaments.api.entrants import EntrantViewSet
 from tournaments.api.games import GameViewSet
@@ -19,6 +20,7 @@ router.register("tournaments", CompetitionViewSet, basename="competition")
 router.register("tournaments/<int:competition_pk>/entrants", EntrantViewSet, basename="competition-entrant")
 router.register("tournaments/<int:competition_pk>/rounds", RoundViewSet, basename="competition-round")
 router.register("tournaments/<int:competition_pk>/standings", StandingViewSet, basename="competition-standing")
+router.register("tournaments/<int:competition_pk>/challenges", ChallengeViewSet, basename="competition-challenge")
 router.register("matches", MatchViewSet, basename="match")
 router.register("matches/<int:match_pk>/race", MatchRaceViewSet, basename="match-race")
 router.register("matches/<int:match_pk>/sets", MatchSetViewSet, basename="match-set")

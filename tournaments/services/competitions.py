@@ -18,9 +18,12 @@ from django.utils import timezone
 from engine.errors import EngineError
 from engine.games import game_names, get_game, seats_for
 from engine.rng import derive_seed
+from league.errors import Conflict
 from league.models import BotVersion, Club, Membership, Player
 from tournaments.models import Competition, Entrant, Match, MatchParticipant, Round, Standing
-from tournaments.pairing import FORMATS, PairingError
+from tournaments.pairing import CHALLENGE_LADDER, COMPETITION_FORMATS, FORMATS, RATING_LADDER, PairingError, is_ladder
+from tournaments.services.challenge_decisions import challenges_cancel, ladder_order, ladder_places_set, table_changed
+from tournaments.services.ladder_seeding import ladder_seeding
 from tournaments.services.scheduling import matches_release, round_release
 
 
@@ -65,6 +68,9 @@ def competition_create(
     move_seconds: int = 300,
     game_seconds: int = 3600,
     live_tables_public: bool = True,
+    challenge_reach: int = 3,
+    challenge_days: int = 7,
+    ladder_rounds: int | None = None,
 ) -> Competition:
     errors: dict[str, str] = {}
     if people_play not in Competition.PeoplePlay.values:
@@ -75,8 +81,9 @@ def competition_create(
         errors["game_seconds"] = "must be at least move_seconds: a game's time holds at least one decision"
     if kind not in Competition.Kind.values:
         errors["kind"] = f"choose one of {', '.join(Competition.Kind.values)}"
-    if format not in FORMATS:
-        errors["format"] = f"choose one of {', '.join(FORMATS)}"
+    if format not in COMPETITION_FORMATS:
+        errors["format"] = f"choose one of {', '.join(COMPETITION_FORMATS)}"
+    errors.update(_ladder_setting_errors(format, players_per_match, challenge_reach, challenge_days, ladder_rounds))
     if not 1 <= games_per_match <= 1000:
         errors["games_per_match"] = "must be between 1 and 1000"
     if max_entrants is not None and max_entrants < players_per_match:
@@ -101,9 +108,27 @@ def competition_create(
             move_seconds=move_seconds,
             game_seconds=game_seconds,
             live_tables_public=live_tables_public,
+            challenge_reach=challenge_reach,
+            challenge_days=challenge_days,
+            ladder_rounds=ladder_rounds,
         )
         competition.organisers.add(created_by)
     return competition
+
+
+def _ladder_setting_errors(
+    format: str, players_per_match: int, challenge_reach: int, challenge_days: int, ladder_rounds: int | None
+) -> dict[str, str]:
+    errors: dict[str, str] = {}
+    if not 1 <= challenge_reach <= 100:
+        errors["challenge_reach"] = "must be between 1 and 100"
+    if not 1 <= challenge_days <= 365:
+        errors["challenge_days"] = "must be between 1 and 365"
+    if ladder_rounds is not None and format != RATING_LADDER:
+        errors["ladder_rounds"] = "only a rating ladder has a number of rounds; leave it out"
+    if ladder_rounds is not None and not 1 <= ladder_rounds <= 1_000_000:
+        errors["ladder_rounds"] = "must be between 1 and 1000000"
+    return errors
 
 
 def entrant_join(
@@ -112,15 +137,20 @@ def entrant_join(
     """Enter a bot version or a person; refused once the competition has started or is full.
 
     A person must be a member of the competition's club; a bot cannot enter a competition played with
-    real cards (people_play "transcript").
+    real cards (people_play "transcript"). A running ladder takes entrants too: a challenge ladder at the
+    bottom, a rating ladder (bots only) into its next round's pairing, where a bot's newer version
+    replaces the one it had entered.
     """
     if (bot_version is None) == (player is None):
         raise ValidationError({"entrant": "give exactly one of a bot version or a player"})
     with transaction.atomic():
         # Lock the competition so two joins cannot both take the last place.
         locked = Competition.objects.select_for_update(no_key=True).get(pk=competition.pk)
-        if locked.status != Competition.Status.OPEN:
+        running_ladder = is_ladder(locked.format) and locked.status == Competition.Status.RUNNING
+        if locked.status != Competition.Status.OPEN and not running_ladder:
             raise ValidationError({"competition": f"entries are closed: the competition is {locked.status}"})
+        if locked.format == RATING_LADDER and player is not None:
+            raise ValidationError({"player": "a rating ladder is for bots: people play in a challenge ladder"})
         if locked.max_entrants is not None and locked.entrants.count() >= locked.max_entrants:
             raise ValidationError({"competition": f"the entrant list is full ({locked.max_entrants})"})
         if bot_version is not None:
@@ -131,9 +161,26 @@ def entrant_join(
             name = player.display_name
         try:
             with transaction.atomic():
-                return Entrant.objects.create(competition=locked, bot_version=bot_version, player=player, name=name)
+                entrant = Entrant.objects.create(competition=locked, bot_version=bot_version, player=player, name=name)
         except IntegrityError:
             raise ValidationError({"entrant": f"{name} has already joined this competition"}) from None
+        if running_ladder:
+            _join_running_ladder(locked, entrant)
+        return entrant
+
+
+def _join_running_ladder(competition: Competition, entrant: Entrant) -> None:
+    """A place at the bottom (challenge ladder) and a standings row; on a rating ladder, the bot's
+    older versions leave it (their results stay)."""
+    Standing.objects.create(competition=competition, entrant=entrant)
+    if competition.format == CHALLENGE_LADDER:
+        ladder_places_set(competition.pk, [*ladder_order(competition.pk), entrant.pk])
+        return
+    table_changed(competition.pk)
+    if entrant.bot_version is not None:
+        Entrant.objects.filter(
+            competition=competition, bot_version__bot_id=entrant.bot_version.bot_id, left_at__isnull=True
+        ).exclude(pk=entrant.pk).update(left_at=timezone.now())
 
 
 def is_club_member(*, club_id: int, player: Player) -> bool:
@@ -158,19 +205,31 @@ def _check_bot_version(competition: Competition, version: BotVersion) -> None:
         raise ValidationError({"bot_version": "this bot is retired"})
 
 
-def competition_start(*, competition: Competition) -> Competition:
-    """Close entries, build every round of the schedule and open a standings row per entrant."""
+def competition_start(*, competition: Competition, order: Sequence[int] | None = None) -> Competition:
+    """Close entries, build every round of the schedule and open a standings row per entrant.
+
+    A ladder has no schedule: a challenge ladder takes its first places from ``order`` (entrant ids,
+    top first) or else from its entrants' ratings (services/ladder_seeding.py); a rating ladder's
+    first round comes with Celery beat's next tick.
+    """
     with transaction.atomic():
         locked = Competition.objects.select_for_update(no_key=True).get(pk=competition.pk)
         if locked.status != Competition.Status.OPEN:
             raise ValidationError({"competition": f"only an open competition can start; this one is {locked.status}"})
         entrants = list(locked.entrants.order_by("id").values_list("id", flat=True))
+        if order is not None and locked.format != CHALLENGE_LADDER:
+            raise ValidationError({"order": "only a challenge ladder starts from an order of its entrants"})
+        if is_ladder(locked.format):
+            return _start_ladder(locked, entrants, order)
         try:
             schedule = FORMATS[locked.format].schedule(entrants, locked.players_per_match)
         except PairingError as exc:
             raise ValidationError({"entrants": str(exc)}) from None
         _create_schedule(locked, schedule)
         Standing.objects.bulk_create(Standing(competition=locked, entrant_id=e) for e in entrants)
+        # A table read before the start (empty) must not be served from the cache after it.
+        table_changed(locked.pk)
+        locked.refresh_from_db(fields=["results_version"])
         locked.status = Competition.Status.RUNNING
         locked.started_at = timezone.now()
         locked.save(update_fields=["status", "started_at"])
@@ -183,6 +242,27 @@ def competition_start(*, competition: Competition) -> Competition:
         else:
             matches_release(match_ids=list(locked.matches.order_by("round__number", "id").values_list("id", flat=True)))
     return locked
+
+
+def _start_ladder(competition: Competition, entrants: list[int], order: Sequence[int] | None) -> Competition:
+    # No minimum: a ladder opens and fills as entrants join it while it runs.
+    if competition.format == CHALLENGE_LADDER:
+        ladder_places_set(competition.pk, _first_places(competition, entrants, order))
+    Standing.objects.bulk_create(Standing(competition=competition, entrant_id=e) for e in entrants)
+    table_changed(competition.pk)
+    competition.refresh_from_db(fields=["results_version"])
+    competition.status = Competition.Status.RUNNING
+    competition.started_at = timezone.now()
+    competition.save(update_fields=["status", "started_at"])
+    return competition
+
+
+def _first_places(competition: Competition, entrants: list[int], order: Sequence[int] | None) -> list[int]:
+    if order is None:
+        return ladder_seeding(competition, entrants)
+    if sorted(order) != sorted(entrants) or len(set(order)) != len(order):
+        raise ValidationError({"order": "list every entrant's id exactly once, top place first"})
+    return list(order)
 
 
 def _create_schedule(competition: Competition, schedule: list[list[tuple[int, ...]]]) -> None:
@@ -229,6 +309,7 @@ def competition_cancel(*, competition: Competition) -> Competition:
         locked.matches.filter(status__in=[Match.Status.PENDING, Match.Status.ERROR, Match.Status.LIVE]).update(
             status=Match.Status.CANCELLED
         )
+        challenges_cancel(competition_id=locked.pk, why="the competition was cancelled")
         locked.status = Competition.Status.CANCELLED
         locked.finished_at = timezone.now()
         locked.save(update_fields=["status", "finished_at"])
@@ -256,9 +337,15 @@ def competition_update(
     game_seconds: int | None = None,
     live_tables_public: bool | None = None,
     referees: Sequence[Player] | None = None,
+    challenge_reach: int | None = None,
+    challenge_days: int | None = None,
+    ladder_rounds: int | Unchanged | None = UNCHANGED,
 ) -> Competition:
     """Rename a competition, show or hide its live tables, and name its referees at any time; its rules,
     size and clocks only while entries are open (a live table's deadlines are set by the clocks it began with).
+
+    A ladder's settings change at any time: a challenge already issued keeps its deadline, and a rating
+    ladder given fewer rounds than it has played finishes with its current round.
     """
     with transaction.atomic():
         locked = Competition.objects.select_for_update(no_key=True).get(pk=competition.pk)
@@ -297,11 +384,21 @@ def competition_update(
             ("move_seconds", move_seconds),
             ("game_seconds", game_seconds),
             ("live_tables_public", live_tables_public),
+            ("challenge_reach", challenge_reach),
+            ("challenge_days", challenge_days),
         ):
             if value is not None:
                 setattr(locked, field, value)
                 changed.append(field)
+        if not isinstance(ladder_rounds, Unchanged):
+            locked.ladder_rounds = ladder_rounds
+            changed.append("ladder_rounds")
         _check_play_settings(locked)
+        ladder_errors = _ladder_setting_errors(
+            locked.format, locked.players_per_match, locked.challenge_reach, locked.challenge_days, locked.ladder_rounds
+        )
+        if ladder_errors:
+            raise ValidationError(ladder_errors)
         if referees is not None:
             _set_referees(locked, referees)
         if options is not None:
@@ -340,12 +437,30 @@ def _check_room(competition: Competition, max_entrants: int) -> None:
 
 
 def entrant_withdraw(*, entrant: Entrant) -> None:
-    """An entrant leaves (or is removed) before the start; afterwards the schedule names it."""
+    """An entrant leaves (or is removed) before the start; afterwards the schedule names it.
+
+    A running ladder lets entrants leave: they play no more and keep their results; on a challenge
+    ladder those below move up a place, and one in an open challenge must see it decided first.
+    """
     with transaction.atomic():
         # The same lock as joining and starting, so a start cannot schedule an entrant that is leaving.
         locked = Competition.objects.select_for_update(no_key=True).get(pk=entrant.competition_id)
+        if is_ladder(locked.format) and locked.status == Competition.Status.RUNNING:
+            _leave_ladder(locked, entrant)
+            return
         if locked.status != Competition.Status.OPEN:
             raise ValidationError(
                 {"competition": f"entrants can leave only before the start; the competition is {locked.status}"}
             )
         Entrant.objects.filter(pk=entrant.pk).delete()
+
+
+def _leave_ladder(competition: Competition, entrant: Entrant) -> None:
+    current = Entrant.objects.get(pk=entrant.pk)
+    if current.left_at is not None:
+        raise Conflict(f"{current.name} has already left this ladder")
+    if current.challenge_sides.filter(open=True).exists():
+        raise Conflict(f"{current.name} is in an open challenge: it can leave once that is decided")
+    order = [e for e in ladder_order(competition.pk) if e != current.pk]
+    Entrant.objects.filter(pk=current.pk).update(left_at=timezone.now(), position=None)
+    ladder_places_set(competition.pk, order)  # a new results version even where no place is kept

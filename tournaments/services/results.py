@@ -25,7 +25,8 @@ from tournaments.models import (
     Standing,
     units_per_point,
 )
-from tournaments.pairing import FORMATS
+from tournaments.pairing import CHALLENGE_LADDER, is_ladder, pairs_round_by_round
+from tournaments.services.challenge_decisions import challenge_settle_played
 from tournaments.services.game_rows import GameEncoder, insert_games
 from tournaments.services.scheduling import next_round_release_if_done
 from tournaments.services.statements import SqlCursor, pipelined, sql_cursor
@@ -134,12 +135,17 @@ def _record(match: Match, result: MatchResult) -> Match:
             # Answered by now: the ratings' read waited for everything sent before it.
             if claim.fetchone() is None:
                 raise _NotRecordable
-        if complete and locked.status == Competition.Status.RUNNING:
+        if competition.format == CHALLENGE_LADDER:
+            # Under the competition's lock, as every change of the ladder's places is.
+            ranks = {seat.entrant_id: rank for seat, rank in zip(seats, result.ranks, strict=True)}
+            challenge_settle_played(match_id=match.pk, ranks=ranks)
+        # A ladder runs until it is cancelled (or a rating ladder reaches its last round, which its tick decides).
+        if complete and locked.status == Competition.Status.RUNNING and not is_ladder(competition.format):
             Competition.objects.filter(pk=competition.id).update(
                 status=Competition.Status.FINISHED, finished_at=timezone.now()
             )
         transaction.on_commit(lambda: publish_results_version(competition.id, version))
-        if FORMATS[competition.format].pairs_round_by_round:
+        if pairs_round_by_round(competition.format):
             next_round_release_if_done(round_=match.round)
     match.status, match.error, match.finished_at = Match.Status.DONE, "", finished_at
     return match

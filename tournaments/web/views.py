@@ -11,8 +11,16 @@ from django.views.decorators.csrf import ensure_csrf_cookie
 
 from config.throttles import ThrottledLoginView
 from engine.games import UnknownGame
-from tournaments.competition_sheets import head_to_head_lines, rating_chart, standings_lines
+from tournaments.competition_sheets import (
+    head_to_head_lines,
+    rating_chart,
+    rating_chart_axis,
+    standings_lines,
+    standings_order_note,
+)
+from tournaments.ladder_selectors import challenge_ladder, challenge_lines, rating_ladder_progress
 from tournaments.models import Competition, Match
+from tournaments.pairing import CHALLENGE_LADDER, RATING_LADDER
 
 
 class SignInView(ThrottledLoginView):
@@ -47,18 +55,37 @@ def match_table(request: HttpRequest, match_id: int) -> HttpResponse:
     )
 
 
+#: The challenges a public ladder page lists, newest first; the API pages through them all.
+CHALLENGES_ON_PUBLIC_PAGE = 20
+
+
 # Open to everyone, as the API's standings are: what a club pins on its noticeboard.
 def competition_sheet(request: HttpRequest, competition_id: int) -> HttpResponse:
     competition = get_object_or_404(Competition.objects.select_related("club"), pk=competition_id)
-    context: dict[str, object] = {"competition": competition, "missing_game": ""}
+    context: dict[str, object] = {"competition": competition, "missing_game": "", **ladder_sheet(competition)}
     try:
         labels, lines = standings_lines(competition)
         context.update(
             tiebreak_labels=labels,
+            standings_order=standings_order_note(competition, labels),
             standing_lines=lines,
             rating_chart=rating_chart(competition),
+            rating_chart_axis=rating_chart_axis(competition),
             head_to_head=head_to_head_lines(competition),
         )
     except UnknownGame as exc:
         context["missing_game"] = str(exc)
     return render(request, "play/competition.html", context)
+
+
+def ladder_sheet(competition: Competition) -> dict[str, object]:
+    """A ladder's own part of its public page; it needs no game, so it shows even where the game is missing."""
+    if competition.format == CHALLENGE_LADDER:
+        return {
+            "challenge_ladder": challenge_ladder(competition),
+            "challenge_history": challenge_lines(competition, limit=CHALLENGES_ON_PUBLIC_PAGE),
+            "challenges_on_page": CHALLENGES_ON_PUBLIC_PAGE,
+        }
+    if competition.format == RATING_LADDER:
+        return {"rating_ladder": rating_ladder_progress(competition)}
+    return {}
