@@ -155,20 +155,21 @@ class RatingLadderProgress:
 
 
 def rating_ladder_progress(competition: Competition) -> RatingLadderProgress:
-    """How far the rating ladder has run; three queries."""
-    settled = Q(matches__status__in=(Match.Status.DONE, Match.Status.CANCELLED))
-    rounds = (
-        Round.objects.filter(competition=competition)
-        .annotate(all_matches=Count("matches"), settled=Count("matches", filter=settled))
-        .values_list("all_matches", "settled")
+    """How far the rating ladder has run; four counts, none reading row by row a history that only grows."""
+    rounds = Round.objects.filter(competition=competition).count()
+    open_rounds = (
+        Match.objects.filter(competition=competition)
+        .exclude(status__in=(Match.Status.DONE, Match.Status.CANCELLED))
+        .values("round_id")
+        .distinct()
+        .count()
     )
-    counted = list(rounds)
     matches = Match.objects.filter(competition=competition).aggregate(
         total=Count("id"), done=Count("id", filter=Q(status=Match.Status.DONE))
     )
     return RatingLadderProgress(
-        rounds=len(counted),
-        rounds_over=sum(1 for total, over in counted if total == over),
+        rounds=rounds,
+        rounds_over=rounds - open_rounds,
         matches_done=matches["done"],
         matches_total=matches["total"],
         left=Entrant.objects.filter(competition=competition, left_at__isnull=False).count(),
