@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup sandbox browser charts run demo test drill fuzz lint typecheck bench bench-api bench-service bench-ladder bench-live bench-bots bench-war bench-1923 bench-banter bench-punk clean
+.PHONY: setup sandbox browser charts run demo test drill fuzz lint typecheck bench bench-api bench-service bench-ladder bench-live bench-swiss bench-bots bench-war bench-1923 bench-banter bench-punk bench-sprt clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -129,9 +129,18 @@ bench-live: setup
 	DATABASE_URL=$(LIVE_DB) CELERY_BROKER_URL=redis://127.0.0.1:6379/0 CACHE_URL=redis://127.0.0.1:6379/1 \
 		$(PY) manage.py bench_live --tables 200 --think-ms 3000-8000
 
+## Swiss pairing's time mid-tournament, 128 and 1,024 entrants at 2- and 4-player tables (pure, no database).
+bench-swiss: setup
+	$(PY) -m tournaments.bench_swiss
+
 ## Sandboxed bots: start time and per-move overhead against an in-process bot (docs/performance.md).
 bench-bots: setup
 	$(PY) -m engine bench-bots
+
+## The SPRT against matches of known strength: how often it accepts each hypothesis, beside alpha and beta
+## (docs/performance.md, "SPRT (issue 14)"). Pure Python, seeded: the same figures every run, about a minute.
+bench-sprt: setup
+	$(PY) -m tournaments.bench_sprt
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -3,6 +3,9 @@
 The engine plays the games; the service stores what :class:`MatchResult`
 holds. Participant ``p`` takes seat ``(p + g) % n`` in game ``g``, so over a
 match every participant starts from every seat in turn.
+
+With duplicate deals each deal is played once from every rotation of the seats: games
+``k * n`` to ``k * n + n - 1`` share deal ``k``, so a match is decided by play, not by the cards.
 """
 
 from __future__ import annotations
@@ -46,8 +49,14 @@ def seating_for(game_number: int, participants: int, seats: int) -> tuple[int | 
     return tuple((seat + game_number) % participants if seat < participants else None for seat in range(seats))
 
 
-def game_seed(match_seed: int, game_number: int) -> int:
-    return derive_seed(match_seed, f"game/{game_number}")
+def game_seed(match_seed: int, deal_number: int) -> int:
+    """The seed a deal is dealt from (and its players' shuffles drawn from)."""
+    return derive_seed(match_seed, f"game/{deal_number}")
+
+
+def deal_number(game_number: int, participants: int, *, duplicate: bool) -> int:
+    """The deal game ``game_number`` is dealt from: its own, or with duplicate deals the one its rotation shares."""
+    return game_number // participants if duplicate else game_number
 
 
 def play_match(
@@ -60,6 +69,7 @@ def play_match(
     seed: int,
     options: Mapping[str, object] | None = None,
     deals: Sequence[Any] | None = None,
+    duplicate: bool = False,
 ) -> MatchResult:
     """Play ``games`` games and rank the participants by their summed game score rates.
 
@@ -70,7 +80,7 @@ def play_match(
     played: list[GamePlayed] = []
     for number in range(games):
         seating = seating_for(number, participants, seats)
-        seed_g = game_seed(seed, number)
+        seed_g = game_seed(seed, deal_number(number, participants, duplicate=duplicate))
         agents = agents_for_game(number, seating, seed_g)
         deal = deals[number] if deals is not None and number < len(deals) else None
         record = play_game(game_name, agents=agents, seed=seed_g, options=options, deal=deal)

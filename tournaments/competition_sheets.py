@@ -10,11 +10,16 @@ from datetime import datetime
 from typing import Any
 
 from league.ratings import DEFAULT_MU
-from league.standings import tiebreaks
 from tournaments.admin.figures import points_text
 from tournaments.models import Competition
 from tournaments.pairing import CHALLENGE_LADDER, RATING_LADDER, is_ladder
-from tournaments.selectors import RatingHistory, competition_standings, head_to_head, rating_history
+from tournaments.selectors import (
+    RatingHistory,
+    competition_standings,
+    head_to_head,
+    rating_history,
+    standings_order,
+)
 
 
 @dataclass(frozen=True)
@@ -56,7 +61,7 @@ def standings_lines(competition: Competition) -> tuple[list[str], list[StandingL
         for row in rows
     ]
     # The help line under the table reads "Ordered by ..., then Rounds needed (fewer first)".
-    return [t.label if t.higher_first else f"{t.label} (fewer first)" for t in tiebreaks(competition.game)], lines
+    return [t.label if t.higher_first else f"{t.label} (fewer first)" for t in standings_order(competition)], lines
 
 
 def standings_order_note(competition: Competition, labels: list[str]) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from itertools import cycle
+from itertools import cycle, islice, product
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -86,6 +86,10 @@ LADDER_CHALLENGES = ((4, 2), (3, 1), (4, 3), (2, 1))
 RATING_LADDER = DemoCompetition("Demo rating ladder", "banter", seed=8)
 RATING_LADDER_FIRST_ROUNDS = 2
 
+#: A Swiss of seven bots (issue 14): paired round by round from the standings, one bye a round.
+SWISS = DemoCompetition("Demo 1923 Swiss", "1923", {"mode": "set"}, seed=14)
+SWISS_BOTS = 7
+
 #: Live tables for the demo login to play at (/play/): two people and a bot, every match refereed live.
 LIVE_COMPETITION = DemoCompetition("Demo live 1923", "1923", {"mode": "set"})
 #: Who sits at the live tables: the demo login, this member, and a bot of this strategy.
@@ -122,6 +126,7 @@ def build_demo(*, say: Callable[[str], None] = lambda line: None) -> DemoReport:
                 club_add_member(club=club, player=member)
         competitions = [_competition(spec, club, organiser, members, report) for spec in COMPETITIONS]
         _live_competition(club, organiser, members, report)
+        swiss = _swiss(club, organiser, members, report)
         challenge_ladder = _challenge_ladder(club, organiser, members, report)
         rating_ladder = _rating_ladder(club, organiser, members, report)
     for line in report.created:
@@ -134,6 +139,7 @@ def build_demo(*, say: Callable[[str], None] = lambda line: None) -> DemoReport:
         report.matches_played += played
         if played:
             say(f"played {played} matches of {competition.name}")
+    report.matches_played += _play_swiss(swiss, say)
     report.matches_played += _first_challenges(challenge_ladder, organiser, say)
     report.matches_played += _first_rating_rounds(rating_ladder, say)
     return report
@@ -302,4 +308,39 @@ def _first_rating_rounds(competition: Competition, say: Callable[[str], None]) -
         played += competition_play_pending(competition=competition)
     if played:
         say(f"played {played} matches of {competition.name}; beat plays a round every few seconds from now on")
+    return played
+
+
+def _swiss(club: Club, organiser: Player, members: list[Player], report: DemoReport) -> Competition:
+    """Seven bots, each member's of each built-in strategy in turn: an odd field, so each round has a bye."""
+    spec = SWISS
+    competition = Competition.objects.filter(club=club, name=spec.name).first()
+    if competition is None:
+        competition = competition_create(
+            club=club,
+            created_by=organiser,
+            name=spec.name,
+            game=spec.game,
+            options=spec.options,
+            format=Competition.Format.SWISS,
+            seed=spec.seed,
+        )
+        report.created.append(f"competition {spec.name}")
+    if competition.status == Competition.Status.OPEN:
+        entered = set(competition.entrants.values_list("bot_version_id", flat=True))
+        for owner, strategy in islice(product(members, strategies(spec.game)), SWISS_BOTS):
+            version = _bot_version(owner, spec.game, strategy, report)
+            if version.pk not in entered:
+                entrant_join(competition=competition, bot_version=version)
+        competition = competition_start(competition=competition)
+    return competition
+
+
+def _play_swiss(competition: Competition, say: Callable[[str], None]) -> int:
+    """Each round, then the next one its results pair, until the last (recording pairs each)."""
+    played = 0
+    while (round_played := competition_play_pending(competition=competition)) > 0:
+        played += round_played
+    if played:
+        say(f"played {played} matches of {competition.name} over {competition.rounds.count()} rounds")
     return played

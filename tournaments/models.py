@@ -19,6 +19,8 @@ class Competition(models.Model):
     class Format(models.TextChoices):
         ROUND_ROBIN = "round_robin", "Round robin"
         DOUBLE_ROUND_ROBIN = "double_round_robin", "Double round robin"
+        #: Paired round by round from the standings (tournaments/swiss.py, services/swiss_rounds.py).
+        SWISS = "swiss", "Swiss"
         #: Positions, changed by challenges up the ladder (tournaments/services/challenges.py); never ends.
         CHALLENGE_LADDER = "challenge_ladder", "Challenge ladder"
         #: Bots paired by rating on Celery beat, round after round (tournaments/services/rating_ladder.py).
@@ -33,6 +35,13 @@ class Competition(models.Model):
         RUNNING = "running"
         FINISHED = "finished"
         CANCELLED = "cancelled"
+
+    class ByePoints(models.TextChoices):
+        """What an entrant left without a table in a round (a Swiss bye) scores."""
+
+        WIN = "win", "A win's points"
+        DRAW = "draw", "A draw's points"
+        NONE = "none", "No points"
 
     club = models.ForeignKey(Club, on_delete=models.PROTECT, related_name="competitions")
     name = models.CharField(max_length=120)
@@ -64,6 +73,12 @@ class Competition(models.Model):
     live_tables_public = models.BooleanField(default=True)
     #: Confirm transcripts and settle disputes for this competition, granted by its organisers.
     referees = models.ManyToManyField(Player, related_name="refereed_competitions", blank=True)
+    #: Each deal played once from every rotation of the seats (engine/match.py): games_per_match is a
+    #: multiple of players_per_match, and a match is decided by play rather than by the cards.
+    duplicate_deals = models.BooleanField(default=False)
+    #: Swiss: the rounds to play; empty at creation for the standard ceil(log2 entrants), set at the start.
+    round_count = models.PositiveIntegerField(null=True, blank=True)
+    bye_points = models.CharField(max_length=4, choices=ByePoints.choices, default=ByePoints.WIN)
     # Ladders (docs/ladders.md).
     #: A challenge ladder: how many places above itself an entrant may challenge.
     challenge_reach = models.PositiveSmallIntegerField(default=3)
@@ -281,6 +296,8 @@ class Standing(models.Model):
     #: Match points in exact units of 1 / (2 × (players per match − 1)): a two-player win is 2, a draw 1.
     #: Score rates like 1/3 have no exact decimal, and ties between rows must be exact.
     match_units = models.IntegerField(default=0)
+    #: The part of match_units that came from byes (a Swiss's rounds without a table): no match was played.
+    bye_units = models.IntegerField(default=0)
     games_played = models.PositiveIntegerField(default=0)
     games_won = models.PositiveIntegerField(default=0)
     # The game's own figures, in the order its league profile lists them (league/standings.py):

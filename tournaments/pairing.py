@@ -1,15 +1,20 @@
 """Pairing formats: who meets whom, round by round.
 
-A format is a pluggable step: given the entrants (ids, in entry order) and the
-table size, it returns rounds of tables. Round robin pairs every group once
-(twice for double); a later format (Swiss) can pair round by round instead.
+A format is a pluggable step: given the entrants (ids, in seeding order) and the
+table size, it returns the rounds of tables known at the start. Round robin pairs every
+group once (twice for double), all at the start; Swiss returns its first round only, and
+pairs each later one from the standings once the round before it is over
+(services/swiss_rounds.py). An entrant without a table in a round has a bye.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from fractions import Fraction
 from itertools import combinations
 from typing import Protocol
+
+from tournaments.swiss import SwissEntrant, pair_swiss
 
 Table = tuple[int, ...]
 
@@ -87,9 +92,27 @@ def _group_rounds(entrants: list[int], size: int) -> list[list[Table]]:
     return rounds
 
 
+class Swiss:
+    """The first round from the seeding; each later one from the standings (tournaments/swiss.py)."""
+
+    pairs_round_by_round = True
+
+    def schedule(self, entrants: Sequence[int], table_size: int) -> list[list[Table]]:
+        if table_size < 2 or len(entrants) < table_size:
+            raise PairingError(f"a Swiss of tables of {table_size} needs at least {table_size} entrants")
+        seeded = [
+            SwissEntrant(id=e, score=Fraction(0), rank=i, opponents=frozenset(), byes=0, seat_balance=0)
+            for i, e in enumerate(entrants, start=1)
+        ]
+        return [pair_swiss(seeded, table_size=table_size, rng_seed=0).tables]
+
+
+SWISS = "swiss"
+
 FORMATS: dict[str, PairingFormat] = {
     "round_robin": RoundRobin(cycles=1),
     "double_round_robin": RoundRobin(cycles=2),
+    SWISS: Swiss(),
 }
 
 #: Ladders have no schedule: their matches come from challenges (challenge_ladder) or from Celery

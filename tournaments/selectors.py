@@ -31,7 +31,8 @@ from tournaments.models import (
     Standing,
     units_per_point,
 )
-from tournaments.pairing import CHALLENGE_LADDER, RATING_LADDER
+from tournaments.pairing import CHALLENGE_LADDER, RATING_LADDER, SWISS
+from tournaments.swiss_standings import SWISS_ORDER, swiss_tiebreaks
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,8 @@ class StandingRow:
     match_points: Fraction
     #: The tiebreak columns that decide the order, with their values, in order.
     tiebreaks: list[tuple[Tiebreak, Any]] = field(default_factory=list)
+    #: Match points from matches played: byes left out.
+    played_points: Fraction = Fraction(0)
 
 
 def _ladder_order(competition: Competition) -> list[Any]:
@@ -61,23 +64,50 @@ def standings_queryset(competition: Competition) -> QuerySet[Standing]:
     )
 
 
+def standings_order(competition: Competition) -> tuple[Tiebreak, ...]:
+    """The figures that order the table, first first: the game's (RULES.md), with a Swiss's own tiebreaks
+    (tournaments/swiss_standings.py) straight after match points."""
+    order = tiebreaks(competition.game)
+    if competition.format == SWISS:
+        return (order[0], *SWISS_ORDER, *order[1:])
+    return order
+
+
 def competition_standings(competition: Competition) -> list[StandingRow]:
-    """The table in the game's order; rows level on every tiebreak share a rank.
+    """The table in the competition's order; rows level on every tiebreak share a rank.
 
     A challenge ladder ranks by place (those who left follow, by the game's order), a rating ladder
-    by rating first.
+    by rating first. A Swiss's own tiebreaks are computed here, so its rows are sorted here too.
     """
-    order = tiebreaks(competition.game)
+    order = standings_order(competition)
     rows = list(standings_queryset(competition))
-    keys = [_ladder_key(competition, row) + tuple(getattr(row, t.column) for t in order) for row in rows]
     per_point = units_per_point(competition.players_per_match)
-    table = []
-    for rank, row in zip(shared_ranks(keys), rows, strict=True):
-        points = Fraction(row.match_units, per_point)
-        # The match-points column is shown in points, not the exact units it is stored in.
-        values = [(t, points if t.key == MATCH_POINTS.key else getattr(row, t.column)) for t in order]
-        table.append(StandingRow(rank=rank, standing=row, match_points=points, tiebreaks=values))
-    return table
+    swiss = swiss_tiebreaks(competition) if competition.format == SWISS else {}
+
+    def value(row: Standing, tiebreak: Tiebreak) -> Any:
+        if tiebreak.key == MATCH_POINTS.key:
+            # Shown in points, not the exact units it is stored in.
+            return Fraction(row.match_units, per_point)
+        if not tiebreak.column:
+            figures = swiss.get(row.entrant_id)
+            return getattr(figures, tiebreak.key) if figures is not None else Fraction(0)
+        return getattr(row, tiebreak.column)
+
+    table = [(row, [(t, value(row, t)) for t in order]) for row in rows]
+    if competition.format == SWISS:
+        # Stable: rows level on every figure keep the SQL order (the game's, then name).
+        table.sort(key=lambda item: tuple(-v if t.higher_first else v for t, v in item[1]))
+    keys = [_ladder_key(competition, row) + tuple(v for _, v in shown) for row, shown in table]
+    return [
+        StandingRow(
+            rank=rank,
+            standing=row,
+            match_points=Fraction(row.match_units, per_point),
+            tiebreaks=shown,
+            played_points=Fraction(row.match_units - row.bye_units, per_point),
+        )
+        for rank, (row, shown) in zip(shared_ranks(keys), table, strict=True)
+    ]
 
 
 def _ladder_key(competition: Competition, row: Standing) -> tuple[Any, ...]:

@@ -42,7 +42,7 @@ def test_a_club_member_creates_a_competition_and_organises_it() -> None:
         ({"players_per_match": 3}, "players_per_match", "war seats 2 to 2 at a table, not 3"),
         ({"games_per_match": 0}, "games_per_match", "Ensure this value is greater than or equal to 1."),
         ({"max_entrants": True}, "max_entrants", "A valid integer is required."),
-        ({"format": "swiss"}, "format", '"swiss" is not a valid choice.'),
+        ({"format": "monrad"}, "format", '"monrad" is not a valid choice.'),
         ({"club": 999999}, "club", 'Invalid pk "999999" - object does not exist.'),
         ({"name": ""}, "name", "This field may not be blank."),
     ],

@@ -93,7 +93,7 @@ def test_rounds_list_every_match_with_its_participants_in_a_fixed_number_of_quer
     add_entrants(competition, 6)
     started(competition)
     competition_play_pending(competition=competition)
-    with django_assert_num_queries(5):  # competition + count + rounds + matches + participants with entrants
+    with django_assert_num_queries(6):  # competition + count + rounds + matches + participants + the entrants (byes)
         rounds = results(client_for().get(f"/api/tournaments/{competition.pk}/rounds/"))
     assert [r["number"] for r in rounds] == [1, 2, 3, 4, 5]
     assert all(len(r["matches"]) == 3 for r in rounds)

@@ -20,9 +20,11 @@ from tournaments.demo import (
     LIVE_COMPETITION,
     RATING_LADDER,
     RATING_LADDER_FIRST_ROUNDS,
+    SWISS,
+    SWISS_BOTS,
     demo_counts,
 )
-from tournaments.models import Challenge, Competition, Game, Match, Standing
+from tournaments.models import Challenge, Competition, Game, Match, MatchParticipant, Standing
 from tournaments.pairing import LADDERS
 
 pytestmark = pytest.mark.django_db
@@ -124,3 +126,14 @@ def test_load_demo_holds_a_challenge_ladder_with_its_history_and_a_running_ratin
     assert client.login(username=DEMO_USERNAME, password=DEMO_PASSWORD)
     for competition in (ladder, rating):
         assert client.get(f"/admin/tournaments/competition/{competition.pk}/change/").status_code == 200
+
+
+def test_load_demo_holds_a_played_swiss_with_a_bye_a_round() -> None:
+    load()
+    swiss = Competition.objects.get(name=SWISS.name)
+    assert swiss.status == Competition.Status.FINISHED
+    assert swiss.round_count == 3 and swiss.rounds.count() == 3  # ceil(log2 7)
+    assert swiss.entrants.count() == SWISS_BOTS
+    for round_ in swiss.rounds.all():
+        seated = set(MatchParticipant.objects.filter(match__round=round_).values_list("entrant_id", flat=True))
+        assert len(seated) == SWISS_BOTS - 1

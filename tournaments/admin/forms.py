@@ -56,7 +56,7 @@ class CompetitionAddForm(forms.ModelForm[Competition]):
         required=False,
         min_value=0,
         max_value=2**62,
-        # People's matches never derive from it (services/competitions.py, match_seed); it stays hidden until the end.
+        # People's matches never derive from it (services/round_rows.py, match_seed); it stays hidden until the end.
         help_text="Leave empty for a random seed; fix it to replay the bot-only matches. "
         "Matches with people get secret seeds of their own. Shown once the competition is over.",
     )

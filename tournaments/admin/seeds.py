@@ -5,7 +5,7 @@ unfinished match to anyone, superusers and organisers included. A match's seed
 fixes every card of its games, and a bot-only match's seed derives from its
 competition's, so the competition's seed stays hidden until the competition is
 over too (people's matches have fresh seeds of their own, see
-services/competitions.py ``match_seed``).
+services/round_rows.py ``match_seed``).
 """
 
 from __future__ import annotations

@@ -19,7 +19,6 @@ class CompetitionFilter(filters.FilterSet):
     game = filters.ChoiceFilter(choices=GAME_CHOICES)
     status = filters.ChoiceFilter(choices=Competition.Status.choices)
     kind = filters.ChoiceFilter(choices=Competition.Kind.choices)
-    format = filters.ChoiceFilter(choices=Competition.Format.choices)
     club = WholeNumberFilter(field_name="club_id", label="Club (id)")
     player = WholeNumberFilter(method="filter_player", label="Entered by this player, in person or by bot (id)")
     created = filters.DateFromToRangeFilter(field_name="created_at")
@@ -28,7 +27,7 @@ class CompetitionFilter(filters.FilterSet):
 
     class Meta:
         model = Competition
-        fields = ["game", "status", "kind", "format", "club", "player", "created", "started", "finished"]
+        fields = ["game", "status", "kind", "club", "player", "created", "started", "finished"]
 
     def filter_player(self, queryset: QuerySet[Competition], name: str, value: int) -> QuerySet[Competition]:
         return queryset.filter(pk__in=competitions_of_player(value))

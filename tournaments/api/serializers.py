@@ -16,10 +16,12 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from config.api_input import JSONInput
+from engine.match import deal_number
 from league.api.serializers import game_field
 from league.models import BotVersion, Club, Player
 from tournaments.api.numbers import decimal_string, fraction_string, match_points
 from tournaments.api.permissions import answerable_player_id
+from tournaments.intervals import wilson_interval
 from tournaments.models import BotRun, Competition, Entrant, Game, Match, MatchParticipant, MatchSet, Round
 from tournaments.pairing import COMPETITION_FORMATS
 from tournaments.selectors import StandingRow
@@ -56,6 +58,9 @@ class CompetitionSerializer(serializers.ModelSerializer[Competition]):
             "challenge_reach",
             "challenge_days",
             "ladder_rounds",
+            "round_count",
+            "bye_points",
+            "duplicate_deals",
             "entrant_count",
             "organisers",
             "referees",
@@ -110,6 +115,23 @@ class CompetitionCreateSerializer(JSONInput[Competition]):
         allow_null=True,
         help_text="a rating ladder: rounds to play before it finishes; null to run until cancelled",
     )
+    round_count = serializers.IntegerField(
+        min_value=1,
+        max_value=1000,
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="a Swiss: rounds to play; null for the standard ceil(log2 entrants)",
+    )
+    bye_points = serializers.ChoiceField(
+        choices=Competition.ByePoints.choices,
+        default=Competition.ByePoints.WIN,
+        help_text="what an entrant without a table in a round (a Swiss bye) scores",
+    )
+    duplicate_deals = serializers.BooleanField(
+        default=False,
+        help_text="play each deal from every rotation of the seats (games_per_match a multiple of players_per_match)",
+    )
 
 
 class CompetitionUpdateSerializer(JSONInput[Competition]):
@@ -123,6 +145,7 @@ class CompetitionUpdateSerializer(JSONInput[Competition]):
     move_seconds = serializers.IntegerField(min_value=5, max_value=7 * 86400, required=False)
     game_seconds = serializers.IntegerField(min_value=10, max_value=30 * 86400, required=False)
     live_tables_public = serializers.BooleanField(required=False)
+    duplicate_deals = serializers.BooleanField(required=False, help_text="while entries are open")
     challenge_reach = serializers.IntegerField(
         min_value=1,
         max_value=100,
@@ -244,11 +267,21 @@ class MatchBriefSerializer(serializers.ModelSerializer[Match]):
 
 class RoundSerializer(serializers.ModelSerializer[Round]):
     matches = MatchBriefSerializer(many=True, read_only=True)
+    byes = serializers.SerializerMethodField(
+        help_text="entrants without a table this round (a bye; a Swiss scores it as its bye_points say); "
+        "empty for a ladder, whose rounds seat only those who play"
+    )
 
     class Meta:
         model = Round
-        fields = ["id", "number", "matches"]
+        fields = ["id", "number", "matches", "byes"]
         read_only_fields = fields
+
+    @extend_schema_field(serializers.ListField(child=serializers.IntegerField()))
+    def get_byes(self, round_: Round) -> list[int]:
+        entrants: list[int] = self.context.get("bye_candidates", [])
+        seated = {p.entrant_id for match in round_.matches.all() for p in match.participants.all()}
+        return [entrant for entrant in entrants if entrant not in seated]
 
 
 class GameSummarySerializer(serializers.ModelSerializer[Game]):
@@ -309,6 +342,10 @@ class GameSerializer(serializers.ModelSerializer[Game]):
 
     competition = serializers.IntegerField(source="match.competition_id", read_only=True)
     game = serializers.CharField(source="match.competition.game", read_only=True)
+    deal_number = serializers.SerializerMethodField(
+        help_text="which deal of the match it was dealt from: with duplicate deals, the games of one rotation of "
+        "the seats share one"
+    )
 
     seating = serializers.JSONField(read_only=True)
     options = serializers.JSONField(read_only=True)
@@ -322,6 +359,7 @@ class GameSerializer(serializers.ModelSerializer[Game]):
             "competition",
             "game",
             "number",
+            "deal_number",
             "seating",
             "options",
             "result",
@@ -329,6 +367,10 @@ class GameSerializer(serializers.ModelSerializer[Game]):
             "recorded_at",
         ]
         read_only_fields = fields
+
+    def get_deal_number(self, game: Game) -> int:
+        competition = game.match.competition
+        return deal_number(game.number, competition.players_per_match, duplicate=competition.duplicate_deals)
 
 
 class GameRecordSerializer(serializers.Serializer[Any]):
@@ -372,9 +414,27 @@ class StandingRowSerializer(serializers.Serializer[Any]):
     match_points = serializers.SerializerMethodField()
     match_points_exact = serializers.SerializerMethodField()
     tiebreaks = serializers.SerializerMethodField()
+    score_rate = serializers.SerializerMethodField(
+        help_text="match points per match played (byes left out), 0 to 1; null before the first match"
+    )
+    score_interval = serializers.SerializerMethodField(
+        help_text="the score rate's 95% Wilson interval [low, high]: whether an entrant is really ahead"
+    )
     mu = serializers.FloatField(source="standing.mu")
     sigma = serializers.FloatField(source="standing.sigma")
     ordinal = serializers.FloatField(source="standing.ordinal")
+
+    @extend_schema_field(serializers.FloatField(allow_null=True))
+    def get_score_rate(self, row: StandingRow) -> float | None:
+        played = row.standing.played
+        return None if not played else round(float(row.played_points) / played, 6)
+
+    @extend_schema_field(serializers.ListField(child=serializers.FloatField(), min_length=2, max_length=2))
+    def get_score_interval(self, row: StandingRow) -> list[float]:
+        played = row.standing.played
+        # Recording keeps the points within the matches played; a row edited by hand must still read.
+        low, high = wilson_interval(min(max(row.played_points, Fraction(0)), Fraction(played)), played)
+        return [round(low, 6), round(high, 6)]
 
     def get_match_points(self, row: StandingRow) -> str:
         return decimal_string(row.match_points)

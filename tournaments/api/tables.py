@@ -15,6 +15,7 @@ from rest_framework.response import Response
 from tournaments.api.scoping import CompetitionScoped, schema_only
 from tournaments.api.serializers import RoundSerializer, StandingRowSerializer
 from tournaments.models import Round, Standing
+from tournaments.pairing import is_ladder
 from tournaments.selectors import competition_rounds, competition_standings
 from tournaments.standings_cache import (
     cached_page,
@@ -33,6 +34,13 @@ class RoundViewSet(CompetitionScoped, mixins.ListModelMixin, viewsets.GenericVie
         if schema_only(self):
             return Round.objects.none()
         return competition_rounds(competition=self.competition)
+
+    def get_serializer_context(self) -> dict[str, Any]:
+        context = dict(super().get_serializer_context())
+        if not schema_only(self) and not is_ladder(self.competition.format):
+            # Everyone entered: whoever a round does not seat had a bye. Read once for the page.
+            context["bye_candidates"] = list(self.competition.entrants.order_by("id").values_list("id", flat=True))
+        return context
 
 
 class StandingViewSet(CompetitionScoped, viewsets.GenericViewSet[Standing]):

@@ -22,10 +22,10 @@ from django.utils import timezone
 
 from league.errors import Conflict
 from league.models import Player
-from tournaments.models import Challenge, ChallengeSide, Competition, Entrant, Match, MatchParticipant, Round
+from tournaments.models import Challenge, ChallengeSide, Competition, Entrant, Match
 from tournaments.pairing import CHALLENGE_LADDER
 from tournaments.services.challenge_decisions import close, decide_by_forfeit, ladder_order
-from tournaments.services.competitions import match_seed
+from tournaments.services.round_rows import rounds_create
 from tournaments.services.scheduling import matches_release
 
 
@@ -200,16 +200,10 @@ def _start_match(competition: Competition, challenge: Challenge, sides: list[Cha
     order challenges were accepted. Bots play it on the workers; with a person it goes to a live table
     (or awaits its transcript)."""
     number = (competition.rounds.aggregate(last=Max("number"))["last"] or 0) + 1
-    round_ = Round.objects.create(competition=competition, number=number)
     # The challenger sits first; seats rotate every game of the match.
     seated = sorted(sides, key=lambda s: (s.role != ChallengeSide.Role.CHALLENGER, s.place))
-    people = any(side.entrant.player_id is not None for side in seated)
-    match = Match.objects.create(
-        competition=competition, round=round_, number=1, seed=match_seed(competition, number, 1, seats_a_person=people)
-    )
-    MatchParticipant.objects.bulk_create(
-        MatchParticipant(match=match, entrant_id=side.entrant_id, seat=seat) for seat, side in enumerate(seated)
-    )
+    (match_id,) = rounds_create(competition, number, [[tuple(side.entrant_id for side in seated)]])
+    match = Match.objects.get(pk=match_id)
     challenge.status, challenge.match, challenge.accepted_at = Challenge.Status.ACCEPTED, match, timezone.now()
     challenge.save(update_fields=["status", "match", "accepted_at"])
     matches_release(match_ids=[match.pk])

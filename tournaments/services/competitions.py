@@ -17,14 +17,24 @@ from django.utils import timezone
 
 from engine.errors import EngineError
 from engine.games import game_names, get_game, seats_for
-from engine.rng import derive_seed
 from league.errors import Conflict
 from league.models import BotVersion, Club, Membership, Player
-from tournaments.models import Competition, Entrant, Match, MatchParticipant, Round, Standing
-from tournaments.pairing import CHALLENGE_LADDER, COMPETITION_FORMATS, FORMATS, RATING_LADDER, PairingError, is_ladder
+from tournaments.models import Competition, Entrant, Match, Standing
+from tournaments.pairing import (
+    CHALLENGE_LADDER,
+    COMPETITION_FORMATS,
+    FORMATS,
+    RATING_LADDER,
+    SWISS,
+    PairingError,
+    is_ladder,
+)
 from tournaments.services.challenge_decisions import challenges_cancel, ladder_order, ladder_places_set, table_changed
 from tournaments.services.ladder_seeding import ladder_seeding
+from tournaments.services.round_rows import rounds_create
 from tournaments.services.scheduling import matches_release, round_release
+from tournaments.services.swiss_rounds import byes_award
+from tournaments.swiss import swiss_rounds
 
 
 def validate_ruleset(*, game: str, options: Mapping[str, object] | None, players_per_match: int) -> dict[str, object]:
@@ -71,6 +81,9 @@ def competition_create(
     challenge_reach: int = 3,
     challenge_days: int = 7,
     ladder_rounds: int | None = None,
+    round_count: int | None = None,
+    bye_points: str = Competition.ByePoints.WIN,
+    duplicate_deals: bool = False,
 ) -> Competition:
     errors: dict[str, str] = {}
     if people_play not in Competition.PeoplePlay.values:
@@ -84,6 +97,8 @@ def competition_create(
     if format not in COMPETITION_FORMATS:
         errors["format"] = f"choose one of {', '.join(COMPETITION_FORMATS)}"
     errors.update(_ladder_setting_errors(format, players_per_match, challenge_reach, challenge_days, ladder_rounds))
+    errors.update(_swiss_setting_errors(format, round_count, bye_points))
+    errors.update(_duplicate_errors(duplicate_deals, games_per_match, players_per_match, people_play))
     if not 1 <= games_per_match <= 1000:
         errors["games_per_match"] = "must be between 1 and 1000"
     if max_entrants is not None and max_entrants < players_per_match:
@@ -111,6 +126,9 @@ def competition_create(
             challenge_reach=challenge_reach,
             challenge_days=challenge_days,
             ladder_rounds=ladder_rounds,
+            round_count=round_count,
+            bye_points=bye_points,
+            duplicate_deals=duplicate_deals,
         )
         competition.organisers.add(created_by)
     return competition
@@ -128,6 +146,32 @@ def _ladder_setting_errors(
         errors["ladder_rounds"] = "only a rating ladder has a number of rounds; leave it out"
     if ladder_rounds is not None and not 1 <= ladder_rounds <= 1_000_000:
         errors["ladder_rounds"] = "must be between 1 and 1000000"
+    return errors
+
+
+def _duplicate_errors(
+    duplicate: bool, games_per_match: int, players_per_match: int, people_play: str
+) -> dict[str, str]:
+    if not duplicate:
+        return {}
+    if people_play == Competition.PeoplePlay.TRANSCRIPT:
+        return {"duplicate_deals": 'duplicate deals are dealt by the server: not with people_play "transcript"'}
+    if games_per_match % players_per_match:
+        return {
+            "duplicate_deals": f"each deal is played from all {players_per_match} rotations of the seats: "
+            f"games_per_match must be a multiple of {players_per_match}, not {games_per_match}"
+        }
+    return {}
+
+
+def _swiss_setting_errors(format: str, round_count: int | None, bye_points: str) -> dict[str, str]:
+    errors: dict[str, str] = {}
+    if round_count is not None and format != SWISS:
+        errors["round_count"] = "only a Swiss has a number of rounds to set; leave it out"
+    elif round_count is not None and not 1 <= round_count <= 1000:
+        errors["round_count"] = "must be between 1 and 1000"
+    if bye_points not in Competition.ByePoints.values:
+        errors["bye_points"] = f"choose one of {', '.join(Competition.ByePoints.values)}"
     return errors
 
 
@@ -208,6 +252,10 @@ def _check_bot_version(competition: Competition, version: BotVersion) -> None:
 def competition_start(*, competition: Competition, order: Sequence[int] | None = None) -> Competition:
     """Close entries, build every round of the schedule and open a standings row per entrant.
 
+    A Swiss has its first round paired from the entry order (byes scored at once), and plays
+    ``round_count`` rounds, by default ceil(log2 entrants), each paired when the one before it is over
+    (services/swiss_rounds.py).
+
     A ladder has no schedule: a challenge ladder takes its first places from ``order`` (entrant ids,
     top first) or else from its entrants' ratings (services/ladder_seeding.py); a rating ladder's
     first round comes with Celery beat's next tick.
@@ -225,14 +273,18 @@ def competition_start(*, competition: Competition, order: Sequence[int] | None =
             schedule = FORMATS[locked.format].schedule(entrants, locked.players_per_match)
         except PairingError as exc:
             raise ValidationError({"entrants": str(exc)}) from None
-        _create_schedule(locked, schedule)
+        rounds_create(locked, 1, schedule)
         Standing.objects.bulk_create(Standing(competition=locked, entrant_id=e) for e in entrants)
         # A table read before the start (empty) must not be served from the cache after it.
         table_changed(locked.pk)
         locked.refresh_from_db(fields=["results_version"])
+        if locked.format == SWISS:
+            seated = {entrant for table in schedule[0] for entrant in table}
+            byes_award(locked, [e for e in entrants if e not in seated])
+            locked.round_count = locked.round_count or swiss_rounds(len(entrants))
         locked.status = Competition.Status.RUNNING
         locked.started_at = timezone.now()
-        locked.save(update_fields=["status", "started_at"])
+        locked.save(update_fields=["status", "started_at", "round_count"])
         # The workers take it from here: a fixed schedule all at once (ratings still apply in
         # round order, results.py), a round-by-round format one round at a time.
         if FORMATS[locked.format].pairs_round_by_round:
@@ -263,40 +315,6 @@ def _first_places(competition: Competition, entrants: list[int], order: Sequence
     if sorted(order) != sorted(entrants) or len(set(order)) != len(order):
         raise ValidationError({"order": "list every entrant's id exactly once, top place first"})
     return list(order)
-
-
-def _create_schedule(competition: Competition, schedule: list[list[tuple[int, ...]]]) -> None:
-    rounds = Round.objects.bulk_create(
-        Round(competition=competition, number=number) for number in range(1, len(schedule) + 1)
-    )
-    people = set(competition.entrants.filter(player__isnull=False).values_list("id", flat=True))
-    matches = Match.objects.bulk_create(
-        Match(
-            competition=competition,
-            round=round_,
-            number=number,
-            seed=match_seed(competition, round_.number, number, seats_a_person=not people.isdisjoint(table)),
-        )
-        for round_, tables in zip(rounds, schedule, strict=True)
-        for number, table in enumerate(tables, start=1)
-    )
-    tables = [table for tables in schedule for table in tables]
-    MatchParticipant.objects.bulk_create(
-        MatchParticipant(match=match, entrant_id=entrant, seat=seat)
-        for match, table in zip(matches, tables, strict=True)
-        for seat, entrant in enumerate(table)
-    )
-
-
-def match_seed(competition: Competition, round_number: int, number: int, *, seats_a_person: bool) -> int:
-    """A bot-only match's seed derives from the competition's, so a chosen seed replays the competition.
-
-    A match that seats a person gets a fresh secret seed instead (DESIGN.md, "Seeds stay secret until
-    the end"): an organiser may choose the competition's seed, and must learn nothing of a person's deal.
-    """
-    if seats_a_person:
-        return secrets.randbits(62)
-    return derive_seed(competition.seed, f"round/{round_number}/match/{number}")
 
 
 def competition_cancel(*, competition: Competition) -> Competition:
@@ -340,6 +358,7 @@ def competition_update(
     challenge_reach: int | None = None,
     challenge_days: int | None = None,
     ladder_rounds: int | Unchanged | None = UNCHANGED,
+    duplicate_deals: bool | None = None,
 ) -> Competition:
     """Rename a competition, show or hide its live tables, and name its referees at any time; its rules,
     size and clocks only while entries are open (a live table's deadlines are set by the clocks it began with).
@@ -357,6 +376,7 @@ def competition_update(
             "people_play": people_play is not None,
             "move_seconds": move_seconds is not None,
             "game_seconds": game_seconds is not None,
+            "duplicate_deals": duplicate_deals is not None,
         }
         if locked.status != Competition.Status.OPEN:
             closed = {
@@ -384,6 +404,7 @@ def competition_update(
             ("move_seconds", move_seconds),
             ("game_seconds", game_seconds),
             ("live_tables_public", live_tables_public),
+            ("duplicate_deals", duplicate_deals),
             ("challenge_reach", challenge_reach),
             ("challenge_days", challenge_days),
         ):
@@ -399,6 +420,11 @@ def competition_update(
         )
         if ladder_errors:
             raise ValidationError(ladder_errors)
+        duplicate_errors = _duplicate_errors(
+            locked.duplicate_deals, locked.games_per_match, locked.players_per_match, locked.people_play
+        )
+        if duplicate_errors:
+            raise ValidationError(duplicate_errors)
         if referees is not None:
             _set_referees(locked, referees)
         if options is not None:

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from django.utils import timezone
 
 from engine.fairness import commitment, new_salt
-from engine.match import game_seed
+from engine.match import deal_number, game_seed
 from tournaments.models import Competition, Match
 from tournaments.services.live_tables import announce_change, live_context, open_game, settle
 
@@ -26,7 +26,8 @@ def live_matches_start(*, match_ids: Sequence[int]) -> list[int]:
         dealt = competition.people_play == Competition.PeoplePlay.LIVE
         salt = new_salt() if dealt else ""
         games = range(competition.games_per_match)
-        commitments = [commitment(game_seed(match.seed, number), salt) for number in games] if dealt else []
+        deals = [deal_number(n, competition.players_per_match, duplicate=competition.duplicate_deals) for n in games]
+        commitments = [commitment(game_seed(match.seed, deal), salt) for deal in deals] if dealt else []
         claimed = Match.objects.filter(pk=match.pk, status=Match.Status.PENDING).update(
             status=Match.Status.LIVE, started_at=now, salt=salt, commitments=commitments, version=1, queued_at=now
         )

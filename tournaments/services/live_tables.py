@@ -20,7 +20,7 @@ from django.http import Http404
 
 from config.background import enqueue_on_commit
 from engine.games import get_game, seats_for
-from engine.match import game_seed, seating_for
+from engine.match import deal_number, game_seed, seating_for
 from engine.referee import LiveGame
 from tournaments.errors import Conflict
 from tournaments.live_events import publish_change
@@ -188,7 +188,10 @@ def open_game(context: LiveContext, number: int, now: datetime) -> tuple[LiveTab
         competition.game,
         players=context.seats,
         options=competition.options,
-        seed=game_seed(context.match.seed, number),
+        seed=game_seed(
+            context.match.seed,
+            deal_number(number, len(context.participants), duplicate=competition.duplicate_deals),
+        ),
     )
     table = LiveTable(
         match=context.match,

@@ -134,6 +134,7 @@ def match_simulate(
                 games=competition.games_per_match,
                 seed=match.seed,
                 options=options,
+                duplicate=competition.duplicate_deals,
             )
         finally:
             if reports is not None:

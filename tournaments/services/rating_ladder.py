@@ -25,10 +25,10 @@ from django.db.models import Max
 from django.utils import timezone
 
 from engine.rng import derive_seed
-from tournaments.models import Competition, Entrant, Match, MatchParticipant, Round, Standing
+from tournaments.models import Competition, Entrant, Match, MatchParticipant, Standing
 from tournaments.pairing import RATING_LADDER
 from tournaments.rating_pairing import LadderEntrant, pair_round
-from tournaments.services.competitions import match_seed
+from tournaments.services.round_rows import rounds_create
 from tournaments.services.scheduling import matches_release
 
 #: A round is over once each of its matches is in one of these.
@@ -70,7 +70,8 @@ def rating_ladder_tick(*, competition_id: int) -> int:
         tables = _pair(competition, last + 1)
         if not tables:
             return 0
-        match_ids = _create_round(competition, last + 1, tables)
+        # Bots only: a person cannot enter a rating ladder (services/competitions.py, entrant_join).
+        match_ids = rounds_create(competition, last + 1, [tables])
         matches_release(match_ids=match_ids)
         return len(match_ids)
 
@@ -130,24 +131,3 @@ def _last_rounds(competition: Competition, last: int, entrant_ids: list[int]) ->
         )
         found.update(older)
     return found
-
-
-def _create_round(competition: Competition, number: int, tables: list[tuple[int, ...]]) -> list[int]:
-    """The round's rows, in bulk, as competitions._create_schedule makes a schedule's; the new match ids."""
-    round_ = Round.objects.create(competition=competition, number=number)
-    matches = Match.objects.bulk_create(
-        Match(
-            competition=competition,
-            round=round_,
-            number=table_number,
-            # Bots only: a person cannot enter a rating ladder (services/competitions.py, entrant_join).
-            seed=match_seed(competition, number, table_number, seats_a_person=False),
-        )
-        for table_number in range(1, len(tables) + 1)
-    )
-    MatchParticipant.objects.bulk_create(
-        MatchParticipant(match=match, entrant_id=entrant, seat=seat)
-        for match, table in zip(matches, tables, strict=True)
-        for seat, entrant in enumerate(table)
-    )
-    return [match.pk for match in matches]

@@ -139,14 +139,15 @@ def _record(match: Match, result: MatchResult) -> Match:
             # Under the competition's lock, as every change of the ladder's places is.
             ranks = {seat.entrant_id: rank for seat, rank in zip(seats, result.ranks, strict=True)}
             challenge_settle_played(match_id=match.pk, ranks=ranks)
+        # A round-by-round format's next round (a Swiss pairs it now): while it has one, it is not complete.
+        released = next_round_release_if_done(round_=match.round) if pairs_round_by_round(competition.format) else 0
         # A ladder runs until it is cancelled (or a rating ladder reaches its last round, which its tick decides).
-        if complete and locked.status == Competition.Status.RUNNING and not is_ladder(competition.format):
+        finished = complete and not released and not is_ladder(competition.format)
+        if finished and locked.status == Competition.Status.RUNNING:
             Competition.objects.filter(pk=competition.id).update(
                 status=Competition.Status.FINISHED, finished_at=timezone.now()
             )
         transaction.on_commit(lambda: publish_results_version(competition.id, version))
-        if pairs_round_by_round(competition.format):
-            next_round_release_if_done(round_=match.round)
     match.status, match.error, match.finished_at = Match.Status.DONE, "", finished_at
     return match
 

@@ -20,9 +20,11 @@ from django.db.models import Q
 from django.utils import timezone
 
 from config.background import enqueue_on_commit, queue_lost_some
-from tournaments.models import Match, Round
+from tournaments.models import Competition, Match, Round
+from tournaments.pairing import SWISS
 from tournaments.services.live_start import live_matches_start
 from tournaments.services.live_tables import matches_with_people
+from tournaments.services.swiss_rounds import swiss_next_round
 
 log = logging.getLogger(__name__)
 
@@ -57,15 +59,22 @@ def round_release(*, round_: Round) -> int:
 
 
 def next_round_release_if_done(*, round_: Round) -> int:
-    """When no match of ``round_`` is pending or running any more, queue the next round.
+    """When no match of ``round_`` is pending or running any more, queue the next round; the matches queued.
 
-    A match in error does not hold the round up: the ladder goes on, and the error
+    A round made at the start (a round robin's) is queued as it is. A Swiss pairs its next round now,
+    from the standings the round left (services/swiss_rounds.py, which waits for every match of the
+    round to be done or cancelled). A match in error does not hold a scheduled round up: the error
     stays visible for an organiser to retry (ratings wait for it, see results.py).
     """
     if round_.matches.filter(status__in=[Match.Status.PENDING, Match.Status.RUNNING]).exists():
         return 0
     following = Round.objects.filter(competition_id=round_.competition_id, number=round_.number + 1).first()
-    return 0 if following is None else round_release(round_=following)
+    if following is not None:
+        return round_release(round_=following)
+    competition = Competition.objects.get(pk=round_.competition_id)
+    if competition.format != SWISS:
+        return 0
+    return matches_release(match_ids=swiss_next_round(competition, round_.number + 1))
 
 
 @dataclass(frozen=True)
