@@ -19,8 +19,8 @@ from tournaments.swiss import SwissEntrant, SwissRound, pair_swiss, seat_balance
 
 
 @dataclass
-class _Record:
-    """One simulated entrant's history."""
+class Record:
+    """One simulated entrant's history (the tests' tournament simulator too)."""
 
     score: Fraction = Fraction(0)
     opponents: set[int] = field(default_factory=set)
@@ -28,7 +28,7 @@ class _Record:
     seat_balance: int = 0
 
 
-def standings(records: dict[int, _Record], rng: random.Random) -> list[SwissEntrant]:
+def standings(records: dict[int, Record], rng: random.Random) -> list[SwissEntrant]:
     """The entrants ranked by score; equal scores in a random order (standing in for the tiebreaks)."""
     draws = {entrant_id: rng.random() for entrant_id in records}
     ranked = sorted(records, key=lambda i: (-records[i].score, draws[i]))
@@ -45,7 +45,7 @@ def standings(records: dict[int, _Record], rng: random.Random) -> list[SwissEntr
     ]
 
 
-def play(records: dict[int, _Record], paired: SwissRound, table_size: int, rng: random.Random) -> None:
+def play(records: dict[int, Record], paired: SwissRound, table_size: int, rng: random.Random) -> None:
     """Random results: placing points (table_size - 1 for first, 0 for last); a bye scores as a win."""
     for table in paired.tables:
         finish = list(table)
@@ -63,7 +63,7 @@ def play(records: dict[int, _Record], paired: SwissRound, table_size: int, rng: 
 def mid_tournament(count: int, table_size: int, rounds: int, seed: int) -> list[SwissEntrant]:
     """The standings after ``rounds`` rounds of random results."""
     rng = random.Random(seed)
-    records = {entrant_id: _Record() for entrant_id in range(1, count + 1)}
+    records = {entrant_id: Record() for entrant_id in range(1, count + 1)}
     for number in range(rounds):
         paired = pair_swiss(standings(records, rng), table_size=table_size, rng_seed=seed + number)
         play(records, paired, table_size, rng)

@@ -90,6 +90,12 @@ RATING_LADDER_FIRST_ROUNDS = 2
 SWISS = DemoCompetition("Demo 1923 Swiss", "1923", {"mode": "set"}, seed=14)
 SWISS_BOTS = 7
 
+#: Duplicate deals (issue 14): a round robin of the members' Banter bots, each deal played from both seats.
+DUPLICATE = DemoCompetition("Demo duplicate Banter", "banter", games_per_match=2, seed=22)
+#: Play to separation (issue 14): two of the demo login's bots until the sequential test decides.
+SEPARATION = DemoCompetition("Demo play to separation", "banter", games_per_match=4, seed=23)
+SEPARATION_BOTS = ("upgrader", "random")
+
 #: Live tables for the demo login to play at (/play/): two people and a bot, every match refereed live.
 LIVE_COMPETITION = DemoCompetition("Demo live 1923", "1923", {"mode": "set"})
 #: Who sits at the live tables: the demo login, this member, and a bot of this strategy.
@@ -127,6 +133,8 @@ def build_demo(*, say: Callable[[str], None] = lambda line: None) -> DemoReport:
         competitions = [_competition(spec, club, organiser, members, report) for spec in COMPETITIONS]
         _live_competition(club, organiser, members, report)
         swiss = _swiss(club, organiser, members, report)
+        duplicate = _competition(DUPLICATE, club, organiser, members, report, duplicate_deals=True)
+        separation = _separation(club, organiser, report)
         challenge_ladder = _challenge_ladder(club, organiser, members, report)
         rating_ladder = _rating_ladder(club, organiser, members, report)
     for line in report.created:
@@ -139,7 +147,8 @@ def build_demo(*, say: Callable[[str], None] = lambda line: None) -> DemoReport:
         report.matches_played += played
         if played:
             say(f"played {played} matches of {competition.name}")
-    report.matches_played += _play_swiss(swiss, say)
+    for competition in (swiss, duplicate, separation):
+        report.matches_played += _play_round_by_round(competition, say)
     report.matches_played += _first_challenges(challenge_ladder, organiser, say)
     report.matches_played += _first_rating_rounds(rating_ladder, say)
     return report
@@ -173,21 +182,23 @@ def _bot_version(owner: Player, game: str, strategy: str, report: DemoReport) ->
 
 
 def _competition(
-    spec: DemoCompetition, club: Club, organiser: Player, members: list[Player], report: DemoReport
+    spec: DemoCompetition,
+    club: Club,
+    organiser: Player,
+    members: list[Player],
+    report: DemoReport,
+    **settings: Any,
 ) -> Competition:
-    competition = Competition.objects.filter(club=club, name=spec.name).first()
-    if competition is None:
-        competition = competition_create(
-            club=club,
-            created_by=organiser,
-            name=spec.name,
-            game=spec.game,
-            options=spec.options,
-            players_per_match=spec.players_per_match,
-            games_per_match=spec.games_per_match,
-            seed=spec.seed,
-        )
-        report.created.append(f"competition {spec.name}")
+    competition = _created(
+        spec,
+        club,
+        organiser,
+        report,
+        options=spec.options,
+        players_per_match=spec.players_per_match,
+        games_per_match=spec.games_per_match,
+        **settings,
+    )
     if competition.status == Competition.Status.OPEN:
         entered = set(competition.entrants.values_list("bot_version_id", flat=True))
         for member, strategy in zip(members, cycle(strategies(spec.game)), strict=False):
@@ -201,12 +212,7 @@ def _competition(
 def _live_competition(club: Club, organiser: Player, members: list[Player], report: DemoReport) -> Competition:
     """People's matches start live when the competition starts; the workers play the bot's seats."""
     spec = LIVE_COMPETITION
-    competition = Competition.objects.filter(club=club, name=spec.name).first()
-    if competition is None:
-        competition = competition_create(
-            club=club, created_by=organiser, name=spec.name, game=spec.game, options=spec.options
-        )
-        report.created.append(f"competition {spec.name}")
+    competition = _created(spec, club, organiser, report, options=spec.options)
     if competition.status == Competition.Status.OPEN:
         people = [organiser, *(m for m in members if m.user.username in LIVE_PEOPLE)]
         # Either id may be None (an entrant is a person or a bot); django-stubs types values_list's ids as int.
@@ -234,21 +240,19 @@ def demo_counts() -> dict[str, int]:
     }
 
 
-def _ladder(spec: DemoCompetition, club: Club, organiser: Player, format: str, report: DemoReport) -> Competition:
+def _created(spec: DemoCompetition, club: Club, organiser: Player, report: DemoReport, **settings: Any) -> Competition:
+    """The club's competition of this name, created (and reported) if it is not there yet."""
     competition = Competition.objects.filter(club=club, name=spec.name).first()
     if competition is None:
         competition = competition_create(
-            club=club,
-            created_by=organiser,
-            name=spec.name,
-            game=spec.game,
-            options=spec.options,
-            kind=Competition.Kind.LADDER,
-            format=format,
-            seed=spec.seed,
+            club=club, created_by=organiser, name=spec.name, game=spec.game, seed=spec.seed, **settings
         )
         report.created.append(f"competition {spec.name}")
     return competition
+
+
+def _ladder(spec: DemoCompetition, club: Club, organiser: Player, format: str, report: DemoReport) -> Competition:
+    return _created(spec, club, organiser, report, options=spec.options, kind=Competition.Kind.LADDER, format=format)
 
 
 def _challenge_ladder(club: Club, organiser: Player, members: list[Player], report: DemoReport) -> Competition:
@@ -314,18 +318,7 @@ def _first_rating_rounds(competition: Competition, say: Callable[[str], None]) -
 def _swiss(club: Club, organiser: Player, members: list[Player], report: DemoReport) -> Competition:
     """Seven bots, each member's of each built-in strategy in turn: an odd field, so each round has a bye."""
     spec = SWISS
-    competition = Competition.objects.filter(club=club, name=spec.name).first()
-    if competition is None:
-        competition = competition_create(
-            club=club,
-            created_by=organiser,
-            name=spec.name,
-            game=spec.game,
-            options=spec.options,
-            format=Competition.Format.SWISS,
-            seed=spec.seed,
-        )
-        report.created.append(f"competition {spec.name}")
+    competition = _created(spec, club, organiser, report, options=spec.options, format=Competition.Format.SWISS)
     if competition.status == Competition.Status.OPEN:
         entered = set(competition.entrants.values_list("bot_version_id", flat=True))
         for owner, strategy in islice(product(members, strategies(spec.game)), SWISS_BOTS):
@@ -336,8 +329,31 @@ def _swiss(club: Club, organiser: Player, members: list[Player], report: DemoRep
     return competition
 
 
-def _play_swiss(competition: Competition, say: Callable[[str], None]) -> int:
-    """Each round, then the next one its results pair, until the last (recording pairs each)."""
+def _separation(club: Club, organiser: Player, report: DemoReport) -> Competition:
+    """Two of the demo login's bots, with bounds wide enough to decide in a few dozen games."""
+    spec = SEPARATION
+    competition = _created(
+        spec,
+        club,
+        organiser,
+        report,
+        format=Competition.Format.SEPARATION,
+        games_per_match=spec.games_per_match,
+        sprt_elo1=200.0,
+        sprt_max_games=400,
+    )
+    if competition.status == Competition.Status.OPEN:
+        entered = set(competition.entrants.values_list("bot_version_id", flat=True))
+        for strategy in SEPARATION_BOTS:
+            version = _bot_version(organiser, spec.game, strategy, report)
+            if version.pk not in entered:
+                entrant_join(competition=competition, bot_version=version)
+        competition = competition_start(competition=competition)
+    return competition
+
+
+def _play_round_by_round(competition: Competition, say: Callable[[str], None]) -> int:
+    """Each round, then the next one its results make, until the last (recording makes each)."""
     played = 0
     while (round_played := competition_play_pending(competition=competition)) > 0:
         played += round_played

@@ -21,6 +21,8 @@ class Competition(models.Model):
         DOUBLE_ROUND_ROBIN = "double_round_robin", "Double round robin"
         #: Paired round by round from the standings (tournaments/swiss.py, services/swiss_rounds.py).
         SWISS = "swiss", "Swiss"
+        #: Two entrants play round after round until a sequential test separates them (services/separation.py).
+        SEPARATION = "separation", "Play to separation (SPRT)"
         #: Positions, changed by challenges up the ladder (tournaments/services/challenges.py); never ends.
         CHALLENGE_LADDER = "challenge_ladder", "Challenge ladder"
         #: Bots paired by rating on Celery beat, round after round (tournaments/services/rating_ladder.py).
@@ -76,6 +78,13 @@ class Competition(models.Model):
     #: Each deal played once from every rotation of the seats (engine/match.py): games_per_match is a
     #: multiple of players_per_match, and a match is decided by play rather than by the cards.
     duplicate_deals = models.BooleanField(default=False)
+    # Play to separation: the sequential test's hypotheses (the first entrant's Elo advantage) and error rates.
+    sprt_elo0 = models.FloatField(default=0.0)
+    sprt_elo1 = models.FloatField(default=50.0)
+    sprt_alpha = models.FloatField(default=0.05)
+    sprt_beta = models.FloatField(default=0.05)
+    #: The cap: past this many games the test stops undecided.
+    sprt_max_games = models.PositiveIntegerField(default=2000)
     #: Swiss: the rounds to play; empty at creation for the standard ceil(log2 entrants), set at the start.
     round_count = models.PositiveIntegerField(null=True, blank=True)
     bye_points = models.CharField(max_length=4, choices=ByePoints.choices, default=ByePoints.WIN)

@@ -107,12 +107,27 @@ class Swiss:
         return [pair_swiss(seeded, table_size=table_size, rng_seed=0).tables]
 
 
+class Separation:
+    """Two entrants, one match a round, until the sequential test decides (services/separation.py)."""
+
+    pairs_round_by_round = True
+
+    def schedule(self, entrants: Sequence[int], table_size: int) -> list[list[Table]]:
+        if table_size != 2 or len(entrants) != 2:
+            raise PairingError(
+                f"play to separation is between exactly two entrants at a table of two, not {len(entrants)}"
+            )
+        return [[(entrants[0], entrants[1])]]
+
+
 SWISS = "swiss"
+SEPARATION = "separation"
 
 FORMATS: dict[str, PairingFormat] = {
     "round_robin": RoundRobin(cycles=1),
     "double_round_robin": RoundRobin(cycles=2),
     SWISS: Swiss(),
+    SEPARATION: Separation(),
 }
 
 #: Ladders have no schedule: their matches come from challenges (challenge_ladder) or from Celery

@@ -16,16 +16,18 @@ from tournaments.demo import (
     COMPETITIONS,
     DEMO_PASSWORD,
     DEMO_USERNAME,
+    DUPLICATE,
     LADDER_CHALLENGES,
     LIVE_COMPETITION,
     RATING_LADDER,
     RATING_LADDER_FIRST_ROUNDS,
+    SEPARATION,
     SWISS,
     SWISS_BOTS,
     demo_counts,
 )
 from tournaments.models import Challenge, Competition, Game, Match, MatchParticipant, Standing
-from tournaments.pairing import LADDERS
+from tournaments.services.separation import separation_verdict
 
 pytestmark = pytest.mark.django_db
 
@@ -42,9 +44,7 @@ def test_load_demo_builds_a_played_competition_per_game_and_a_working_login(clie
     user = get_user_model().objects.get(username=DEMO_USERNAME)
     assert user.is_superuser and user.is_staff and user.check_password(DEMO_PASSWORD)
     assert Membership.objects.get(player__user=user).role == Membership.Role.ORGANISER
-    competitions = {
-        c.game: c for c in Competition.objects.exclude(name=LIVE_COMPETITION.name).exclude(format__in=LADDERS)
-    }
+    competitions = {c.game: c for c in Competition.objects.filter(name__in=[spec.name for spec in COMPETITIONS])}
     assert sorted(competitions) == sorted(spec.game for spec in COMPETITIONS)
     for game, competition in competitions.items():
         assert competition.status == Competition.Status.FINISHED
@@ -76,7 +76,7 @@ def test_load_demo_twice_changes_nothing() -> None:
 def test_load_demo_completes_a_demo_that_stopped_part_way() -> None:
     load()
     full = demo_counts()
-    banter = Competition.objects.get(game="banter", format="round_robin")
+    (banter,) = (Competition.objects.get(name=spec.name) for spec in COMPETITIONS if spec.game == "banter")
     Match.objects.filter(competition=banter).delete()
     Standing.objects.filter(competition=banter).delete()
     Competition.objects.filter(pk=banter.pk).update(status=Competition.Status.OPEN, started_at=None, finished_at=None)
@@ -137,3 +137,15 @@ def test_load_demo_holds_a_played_swiss_with_a_bye_a_round() -> None:
     for round_ in swiss.rounds.all():
         seated = set(MatchParticipant.objects.filter(match__round=round_).values_list("entrant_id", flat=True))
         assert len(seated) == SWISS_BOTS - 1
+
+
+def test_load_demo_holds_a_duplicate_deal_round_robin_and_a_decided_play_to_separation() -> None:
+    load()
+    duplicate = Competition.objects.get(name=DUPLICATE.name)
+    assert duplicate.duplicate_deals and duplicate.status == Competition.Status.FINISHED
+    for match in duplicate.matches.all():
+        seeds = list(match.games.order_by("number").values_list("seed", flat=True))
+        assert len(seeds) == 2 and seeds[0] == seeds[1]
+    separation = Competition.objects.get(name=SEPARATION.name)
+    assert separation.status == Competition.Status.FINISHED
+    assert separation_verdict(separation).decision in ("H0", "H1", "cap")

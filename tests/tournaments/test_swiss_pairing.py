@@ -12,7 +12,6 @@ import random
 import subprocess
 import sys
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import combinations
 
@@ -20,49 +19,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tournaments.bench_swiss import Record, play, standings
 from tournaments.swiss import SwissEntrant, SwissRound, pair_swiss, seat_balance_change, swiss_rounds
 
-# --- A small tournament simulator ---------------------------------------------------------------
-
-
-@dataclass
-class Record:
-    score: Fraction = Fraction(0)
-    opponents: set[int] = field(default_factory=set)
-    byes: int = 0
-    seat_balance: int = 0
-
-
-def standings(records: dict[int, Record], rng: random.Random) -> list[SwissEntrant]:
-    """Ranked by score; equal scores in a random order (the tiebreaks' stand-in)."""
-    draws = {i: rng.random() for i in records}
-    ranked = sorted(records, key=lambda i: (-records[i].score, draws[i]))
-    return [
-        SwissEntrant(
-            id=i,
-            score=records[i].score,
-            rank=place,
-            opponents=frozenset(records[i].opponents),
-            byes=records[i].byes,
-            seat_balance=records[i].seat_balance,
-        )
-        for place, i in enumerate(ranked, start=1)
-    ]
-
-
-def play(records: dict[int, Record], paired: SwissRound, table_size: int, rng: random.Random) -> None:
-    """Random results, placing points (table_size - 1 down to 0); a bye scores as a win."""
-    for table in paired.tables:
-        finish = list(table)
-        rng.shuffle(finish)
-        for place, entrant_id in enumerate(finish):
-            records[entrant_id].score += table_size - 1 - place
-        for seat, entrant_id in enumerate(table):
-            records[entrant_id].opponents.update(other for other in table if other != entrant_id)
-            records[entrant_id].seat_balance += seat_balance_change(seat, table_size)
-    for entrant_id in paired.byes:
-        records[entrant_id].score += table_size - 1
-        records[entrant_id].byes += 1
+# The tournament simulator is the benchmark's (tournaments/bench_swiss.py): Record, standings, play.
 
 
 def tournament(count: int, table_size: int, rounds: int, seed: int) -> Iterator[tuple[list[SwissEntrant], SwissRound]]:

@@ -33,6 +33,7 @@ from tournaments.selectors import (
     competition_progress,
     match_breakdown,
 )
+from tournaments.services.separation import separation_page
 
 #: What a page says of a competition whose game this server does not have.
 UNKNOWN_GAME_NOTE = "this server does not have that game (ENGINE_GAMES, docs/deploy.md)"
@@ -200,6 +201,7 @@ def competition_page(competition: Competition, *, may_run: bool) -> dict[str, An
         "run_buttons": [(step, RUN_STEPS[step]) for step in available_steps(competition, progress)] if may_run else [],
         "can_add_entrants": competition.status == Competition.Status.OPEN and may_run,
         **ladder_page(competition),
+        **separation_page(competition),
     }
 
 

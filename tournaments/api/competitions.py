@@ -29,6 +29,7 @@ from tournaments.api.serializers import (
     PlayOutcomeSerializer,
     ProgressSerializer,
     RatingHistorySerializer,
+    SeparationSerializer,
 )
 from tournaments.models import Competition
 from tournaments.selectors import competition_list, competition_progress, head_to_head, rating_history
@@ -40,6 +41,12 @@ from tournaments.services.competitions import (
     competition_update,
 )
 from tournaments.services.play import competition_play_now
+from tournaments.services.separation import (
+    competition_settings,
+    separation_pair,
+    separation_state,
+    separation_verdict,
+)
 
 
 class CompetitionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet[Competition]):
@@ -147,6 +154,33 @@ class CompetitionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, views
             for row in table.rows
         ]
         return Response(HeadToHeadSerializer({"entrants": table.entrants, "rows": rows}).data)
+
+    @extend_schema(responses=SeparationSerializer, filters=False)
+    @action(detail=True, methods=["get"], pagination_class=None, filter_backends=[])
+    def separation(self, request: Request, pk: int) -> Response:
+        """Play to separation: the first entrant's results against the second, the sequential test's
+        log-likelihood ratio and bounds, and its decision (H0, H1, continue, or cap)."""
+        competition = self.get_object()
+        pair = separation_pair(competition)
+        if competition.format != Competition.Format.SEPARATION or pair is None:
+            raise NotFound("this competition does not play to separation between two entrants")
+        state, verdict, settings = (
+            separation_state(competition),
+            separation_verdict(competition),
+            competition_settings(competition),
+        )
+        body = {
+            "first": pair[0],
+            "second": pair[1],
+            **dataclasses.asdict(state),
+            **dataclasses.asdict(verdict),
+            "elo0": settings.elo0,
+            "elo1": settings.elo1,
+            "alpha": settings.alpha,
+            "beta": settings.beta,
+            "max_games": settings.max_games,
+        }
+        return Response(SeparationSerializer(body).data)
 
     @extend_schema(responses=ProgressSerializer, filters=False)
     @action(detail=True, methods=["get"], pagination_class=None, filter_backends=[])

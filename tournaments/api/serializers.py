@@ -61,6 +61,11 @@ class CompetitionSerializer(serializers.ModelSerializer[Competition]):
             "round_count",
             "bye_points",
             "duplicate_deals",
+            "sprt_elo0",
+            "sprt_elo1",
+            "sprt_alpha",
+            "sprt_beta",
+            "sprt_max_games",
             "entrant_count",
             "organisers",
             "referees",
@@ -131,6 +136,19 @@ class CompetitionCreateSerializer(JSONInput[Competition]):
     duplicate_deals = serializers.BooleanField(
         default=False,
         help_text="play each deal from every rotation of the seats (games_per_match a multiple of players_per_match)",
+    )
+    sprt_elo0 = serializers.FloatField(
+        min_value=-2000, max_value=2000, default=0.0, help_text="play to separation: H0, the first entrant's Elo edge"
+    )
+    sprt_elo1 = serializers.FloatField(
+        min_value=-2000, max_value=2000, default=50.0, help_text="play to separation: H1, more than elo0"
+    )
+    sprt_alpha = serializers.FloatField(
+        default=0.05, help_text="play to separation: the chance of accepting H1 wrongly"
+    )
+    sprt_beta = serializers.FloatField(default=0.05, help_text="play to separation: the chance of accepting H0 wrongly")
+    sprt_max_games = serializers.IntegerField(
+        min_value=1, max_value=1_000_000, default=2000, help_text="play to separation: stop undecided past this"
     )
 
 
@@ -212,6 +230,24 @@ class EntrantSerializer(serializers.ModelSerializer[Entrant]):
     @extend_schema_field(serializers.IntegerField(allow_null=True))
     def get_owner(self, entrant: Entrant) -> int | None:
         return answerable_player_id(entrant)
+
+
+class SeparationSerializer(serializers.Serializer[Any]):
+    first = EntrantBriefSerializer(help_text="the entrant whose results are counted")
+    second = EntrantBriefSerializer()
+    wins = serializers.IntegerField()
+    draws = serializers.IntegerField()
+    losses = serializers.IntegerField()
+    games = serializers.IntegerField()
+    llr = serializers.FloatField(help_text="the log-likelihood ratio of H1 against H0")
+    lower = serializers.FloatField(help_text="at or below it, H0 is accepted")
+    upper = serializers.FloatField(help_text="at or above it, H1 is accepted")
+    decision = serializers.ChoiceField(choices=["H0", "H1", "continue", "cap"])
+    elo0 = serializers.FloatField()
+    elo1 = serializers.FloatField()
+    alpha = serializers.FloatField()
+    beta = serializers.FloatField()
+    max_games = serializers.IntegerField()
 
 
 class EntrantJoinSerializer(JSONInput[Entrant]):

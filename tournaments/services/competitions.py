@@ -25,6 +25,7 @@ from tournaments.pairing import (
     COMPETITION_FORMATS,
     FORMATS,
     RATING_LADDER,
+    SEPARATION,
     SWISS,
     PairingError,
     is_ladder,
@@ -33,6 +34,7 @@ from tournaments.services.challenge_decisions import challenges_cancel, ladder_o
 from tournaments.services.ladder_seeding import ladder_seeding
 from tournaments.services.round_rows import rounds_create
 from tournaments.services.scheduling import matches_release, round_release
+from tournaments.services.separation import separation_settings
 from tournaments.services.swiss_rounds import byes_award
 from tournaments.swiss import swiss_rounds
 
@@ -84,6 +86,11 @@ def competition_create(
     round_count: int | None = None,
     bye_points: str = Competition.ByePoints.WIN,
     duplicate_deals: bool = False,
+    sprt_elo0: float = 0.0,
+    sprt_elo1: float = 50.0,
+    sprt_alpha: float = 0.05,
+    sprt_beta: float = 0.05,
+    sprt_max_games: int = 2000,
 ) -> Competition:
     errors: dict[str, str] = {}
     if people_play not in Competition.PeoplePlay.values:
@@ -99,12 +106,15 @@ def competition_create(
     errors.update(_ladder_setting_errors(format, players_per_match, challenge_reach, challenge_days, ladder_rounds))
     errors.update(_swiss_setting_errors(format, round_count, bye_points))
     errors.update(_duplicate_errors(duplicate_deals, games_per_match, players_per_match, people_play))
+    if format == SEPARATION and players_per_match != 2:
+        errors["players_per_match"] = "play to separation is between two entrants at a table of two"
     if not 1 <= games_per_match <= 1000:
         errors["games_per_match"] = "must be between 1 and 1000"
     if max_entrants is not None and max_entrants < players_per_match:
         errors["max_entrants"] = f"must leave room for at least one match of {players_per_match}"
     if errors:
         raise ValidationError(errors)
+    separation_settings(elo0=sprt_elo0, elo1=sprt_elo1, alpha=sprt_alpha, beta=sprt_beta, max_games=sprt_max_games)
     ruleset = validate_ruleset(game=game, options=options or {}, players_per_match=players_per_match)
     with transaction.atomic():
         competition = Competition.objects.create(
@@ -129,6 +139,11 @@ def competition_create(
             round_count=round_count,
             bye_points=bye_points,
             duplicate_deals=duplicate_deals,
+            sprt_elo0=sprt_elo0,
+            sprt_elo1=sprt_elo1,
+            sprt_alpha=sprt_alpha,
+            sprt_beta=sprt_beta,
+            sprt_max_games=sprt_max_games,
         )
         competition.organisers.add(created_by)
     return competition
