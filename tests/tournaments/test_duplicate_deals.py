@@ -8,12 +8,11 @@ from typing import Any
 import pytest
 
 from engine.bots import make_bot
-from engine.match import deal_number, game_seed, play_match
+from engine.match import deal_number, play_match
 from engine.verify import verify
 from league.models import Membership
 from tests.factories import BotFactory, BotVersionFactory, ClubFactory, MembershipFactory
 from tests.league.test_api_support import client_for, results
-from tests.tournaments.live_support import live_match
 from tournaments.models import Game
 
 pytestmark = pytest.mark.django_db
@@ -103,12 +102,18 @@ def test_duplicate_deals_that_cannot_hold_are_refused_by_name(body: dict[str, An
     assert created.json() == {"duplicate_deals": [message]}
 
 
-def test_a_live_match_of_duplicate_deals_commits_to_one_seed_per_deal(
-    django_capture_on_commit_callbacks: Any,
-) -> None:
-    with django_capture_on_commit_callbacks(execute=True):
-        match, _ = live_match("1923", people=2, options={"mode": "set"}, games=4, duplicate_deals=True)
-    match.refresh_from_db()
-    commitments = match.commitments
-    assert commitments[0] == commitments[1] != commitments[2] == commitments[3]
-    assert game_seed(match.seed, 0) != game_seed(match.seed, 1)
+def test_people_cannot_play_duplicate_deals_they_would_remember() -> None:
+    client, membership, created = create({"name": "Duplicate", "game": "war", "games_per_match": 2})
+    competition = created.json()["id"]
+    person = client.post(f"/api/tournaments/{competition}/entrants/", {"player": membership.player.pk}, format="json")
+    assert person.status_code == 201
+    # With a person entered, the organiser cannot turn duplicate deals on...
+    refused = client.patch(f"/api/tournaments/{competition}/", {"duplicate_deals": True}, format="json")
+    assert refused.status_code == 400
+    assert refused.json() == {"duplicate_deals": ["people have entered: duplicate deals are for bots"]}
+    # ... and with them on, a person cannot enter.
+    client.delete(f"/api/tournaments/{competition}/entrants/{person.json()['id']}/")
+    assert client.patch(f"/api/tournaments/{competition}/", {"duplicate_deals": True}, format="json").status_code == 200
+    again = client.post(f"/api/tournaments/{competition}/entrants/", {"player": membership.player.pk}, format="json")
+    assert again.status_code == 400
+    assert "a person would remember each deal from its earlier rotation" in again.json()["player"][0]

@@ -135,7 +135,8 @@ class CompetitionCreateSerializer(JSONInput[Competition]):
     )
     duplicate_deals = serializers.BooleanField(
         default=False,
-        help_text="play each deal from every rotation of the seats (games_per_match a multiple of players_per_match)",
+        help_text="bots only: each deal played from every rotation of the seats "
+        "(games_per_match a multiple of players_per_match)",
     )
     sprt_elo0 = serializers.FloatField(
         min_value=-2000, max_value=2000, default=0.0, help_text="play to separation: H0, the first entrant's Elo edge"

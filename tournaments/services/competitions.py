@@ -217,6 +217,14 @@ def entrant_join(
             name = f"{bot_version.bot.name} v{bot_version.number}"
         elif player is not None:
             _check_person(locked, player)
+            if locked.duplicate_deals:
+                # A deal comes back from another seat in the same match: a person would remember it.
+                raise ValidationError(
+                    {
+                        "player": "this competition plays duplicate deals, which are for bots: a person would "
+                        "remember each deal from its earlier rotation"
+                    }
+                )
             name = player.display_name
         try:
             with transaction.atomic():
@@ -438,6 +446,8 @@ def competition_update(
         duplicate_errors = _duplicate_errors(
             locked.duplicate_deals, locked.games_per_match, locked.players_per_match, locked.people_play
         )
+        if locked.duplicate_deals and locked.entrants.filter(player__isnull=False).exists():
+            duplicate_errors["duplicate_deals"] = "people have entered: duplicate deals are for bots"
         if duplicate_errors:
             raise ValidationError(duplicate_errors)
         if referees is not None:
