@@ -77,6 +77,16 @@ def test_rounds_follow_until_the_test_decides_or_the_cap_and_the_verdict_is_the_
     assert all(a == tuple(reversed(b)) for a, b in pairwise(seats))
     page = admin_client.get(f"/admin/tournaments/competition/{competition}/change/")
     assert page.status_code == 200 and b"Play to separation" in page.content
+    # The public page says the same to anyone.
+    public = client_for().get(f"/competitions/{competition}/").content.decode()
+    assert f"{state.games} game" in public and f"{state.wins} won" in public
+    name = shown["first"]["name"]
+    words = {
+        "H0": f"H0 accepted: {name}&#x27;s edge is 0 Elo, not {options['elo1']:g} Elo",
+        "H1": f"H1 accepted: {name}&#x27;s edge is {options['elo1']:g} Elo, not 0 Elo",
+        "cap": "Stopped undecided after",
+    }
+    assert words[verdict.decision] in public
 
 
 @pytest.mark.parametrize(

@@ -79,28 +79,31 @@ def separation_next_round(competition: Competition, number: int) -> list[int]:
     return rounds_create(competition, number, [[table]])
 
 
-#: What each decision means, in words, for the pages.
-DECISIONS = {
-    "H0": "H0 accepted: the first entrant is not stronger by elo1",
-    "H1": "H1 accepted: the first entrant is stronger by more than elo0",
-    "continue": "undecided: more games to play",
-    "cap": "stopped undecided at the cap of games",
-}
-
-
 def separation_page(competition: Competition) -> dict[str, object]:
     """The test as it stands, for the admin competition page; nothing for other formats."""
     pair = separation_pair(competition) if competition.format == Competition.Format.SEPARATION else None
     if pair is None:
         return {}
     verdict = separation_verdict(competition)
+    settings = competition_settings(competition)
     return {
         "separation": {
             "first": pair[0],
             "second": pair[1],
             "state": separation_state(competition),
-            "settings": competition_settings(competition),
+            "settings": settings,
             "verdict": verdict,
-            "decision": DECISIONS[verdict.decision],
+            "decision": decision_words(verdict, settings, pair[0].name),
         }
     }
+
+
+def decision_words(verdict: SprtVerdict, settings: SprtSettings, first: str) -> str:
+    """What the decision means, in words, for the pages."""
+    elo0, elo1 = f"{settings.elo0:g} Elo", f"{settings.elo1:g} Elo"
+    return {
+        "H0": f"H0 accepted: {first}'s edge is {elo0}, not {elo1}",
+        "H1": f"H1 accepted: {first}'s edge is {elo1}, not {elo0}",
+        "continue": "undecided: more games to play",
+        "cap": f"stopped undecided after {settings.max_games} games",
+    }[verdict.decision]

@@ -21,6 +21,7 @@ from tournaments.competition_sheets import (
 from tournaments.ladder_selectors import challenge_ladder, challenge_lines, rating_ladder_progress
 from tournaments.models import Competition, Match
 from tournaments.pairing import CHALLENGE_LADDER, RATING_LADDER
+from tournaments.services.separation import separation_page
 
 
 class SignInView(ThrottledLoginView):
@@ -62,7 +63,12 @@ CHALLENGES_ON_PUBLIC_PAGE = 20
 # Open to everyone, as the API's standings are: what a club pins on its noticeboard.
 def competition_sheet(request: HttpRequest, competition_id: int) -> HttpResponse:
     competition = get_object_or_404(Competition.objects.select_related("club"), pk=competition_id)
-    context: dict[str, object] = {"competition": competition, "missing_game": "", **ladder_sheet(competition)}
+    context: dict[str, object] = {
+        "competition": competition,
+        "missing_game": "",
+        **ladder_sheet(competition),
+        **separation_page(competition),
+    }
     try:
         labels, lines = standings_lines(competition)
         context.update(
