@@ -1,4 +1,4 @@
-"""95% intervals for what standings show: a score rate (Wilson) and a rating (mean ± z·sigma).
+"""The 95% interval that standings show for a score rate (Wilson).
 
 Pure functions, no Django: the standings serializer calls them for each row.
 """
@@ -41,12 +41,3 @@ def wilson_interval(points: Fraction | float, games: int, z: float = Z95) -> tup
     scale = 1 + z2 / n
     # The formula stays inside [0, 1]; clipping only absorbs rounding at the ends (p = 0 or 1).
     return max(0.0, (centre - spread) / scale), min(1.0, (centre + spread) / scale)
-
-
-def rating_interval(mu: float, sigma: float, z: float = Z95) -> tuple[float, float]:
-    """The normal interval mu ± z·sigma for a rating whose uncertainty is sigma."""
-    if sigma < 0:
-        raise ValueError(f"sigma: {sigma} is negative")
-    if z < 0:
-        raise ValueError(f"z: {z} is negative")
-    return mu - z * sigma, mu + z * sigma

@@ -159,7 +159,7 @@ def rating_ladder_progress(competition: Competition) -> RatingLadderProgress:
     rounds = Round.objects.filter(competition=competition).count()
     open_rounds = (
         Match.objects.filter(competition=competition)
-        .exclude(status__in=(Match.Status.DONE, Match.Status.CANCELLED))
+        .exclude(status__in=Match.OVER)
         .values("round_id")
         .distinct()
         .count()

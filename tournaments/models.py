@@ -163,6 +163,9 @@ class Match(models.Model):
         ERROR = "error"
         CANCELLED = "cancelled"
 
+    #: A match in one of these will not change any more; a round is over once all its matches are.
+    OVER = (Status.DONE, Status.CANCELLED)
+
     competition = models.ForeignKey(Competition, on_delete=models.CASCADE, related_name="matches")
     round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="matches")
     number = models.PositiveIntegerField()

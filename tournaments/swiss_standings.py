@@ -52,7 +52,7 @@ def swiss_tiebreaks(competition: Competition) -> dict[int, Tiebreaks]:
     # A round whose matches are all recorded, in which an entrant had no table: its bye.
     open_rounds = set(
         Match.objects.filter(competition=competition)
-        .exclude(status__in=(Match.Status.DONE, Match.Status.CANCELLED))
+        .exclude(status__in=Match.OVER)
         .values_list("round__number", flat=True)
     )
     finished_rounds = set(seated) - open_rounds

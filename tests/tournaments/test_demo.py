@@ -27,7 +27,7 @@ from tournaments.demo import (
     demo_counts,
 )
 from tournaments.models import Challenge, Competition, Game, Match, MatchParticipant, Standing
-from tournaments.services.separation import separation_verdict
+from tournaments.services.separation import separation_report
 
 pytestmark = pytest.mark.django_db
 
@@ -148,4 +148,5 @@ def test_load_demo_holds_a_duplicate_deal_round_robin_and_a_decided_play_to_sepa
         assert len(seeds) == 2 and seeds[0] == seeds[1]
     separation = Competition.objects.get(name=SEPARATION.name)
     assert separation.status == Competition.Status.FINISHED
-    assert separation_verdict(separation).decision in ("H0", "H1", "cap")
+    report = separation_report(separation)
+    assert report is not None and report.verdict.decision in ("H0", "H1", "cap")

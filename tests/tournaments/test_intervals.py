@@ -6,7 +6,7 @@ from fractions import Fraction
 
 import pytest
 
-from tournaments.intervals import Z95, rating_interval, wilson_interval
+from tournaments.intervals import Z95, wilson_interval
 
 
 def assert_interval(got: tuple[float, float], expected: tuple[float, float], tolerance: float) -> None:
@@ -65,12 +65,3 @@ def test_more_games_at_the_same_rate_narrow_the_interval() -> None:
 def test_bad_input_names_the_field(points: float, games: int, z: float, field: str) -> None:
     with pytest.raises(ValueError, match=f"^{field}:"):
         wilson_interval(points, games, z)
-
-
-def test_rating_interval() -> None:
-    # mu 25, sigma 25/3, z 1.96: 25 ∓ 16.3333 = 8.6667, 41.3333.
-    assert_interval(rating_interval(25, 25 / 3, 1.96), (8.666667, 41.333333), 1e-6)
-    assert rating_interval(1500, 0) == (1500, 1500)
-    assert_interval(rating_interval(0, 1), (-Z95, Z95), 1e-12)
-    with pytest.raises(ValueError, match=r"^sigma:"):
-        rating_interval(0, -1)

@@ -15,7 +15,6 @@ from tournaments.models import Competition, Match
 HIDDEN = "hidden until the end"
 
 _COMPETITION_OVER = (Competition.Status.FINISHED, Competition.Status.CANCELLED)
-_MATCH_OVER = (Match.Status.DONE, Match.Status.CANCELLED)
 
 
 def competition_over(competition: Competition) -> bool:
@@ -23,7 +22,7 @@ def competition_over(competition: Competition) -> bool:
 
 
 def match_over(match: Match) -> bool:
-    return match.status in _MATCH_OVER
+    return match.status in Match.OVER
 
 
 def competition_seed_text(competition: Competition) -> str:

@@ -41,12 +41,7 @@ from tournaments.services.competitions import (
     competition_update,
 )
 from tournaments.services.play import competition_play_now
-from tournaments.services.separation import (
-    competition_settings,
-    separation_pair,
-    separation_state,
-    separation_verdict,
-)
+from tournaments.services.separation import separation_report
 
 
 class CompetitionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet[Competition]):
@@ -160,25 +155,19 @@ class CompetitionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, views
     def separation(self, request: Request, pk: int) -> Response:
         """Play to separation: the first entrant's results against the second, the sequential test's
         log-likelihood ratio and bounds, and its decision (H0, H1, continue, or cap)."""
-        competition = self.get_object()
-        pair = separation_pair(competition)
-        if competition.format != Competition.Format.SEPARATION or pair is None:
+        report = separation_report(self.get_object())
+        if report is None:
             raise NotFound("this competition does not play to separation between two entrants")
-        state, verdict, settings = (
-            separation_state(competition),
-            separation_verdict(competition),
-            competition_settings(competition),
-        )
         body = {
-            "first": pair[0],
-            "second": pair[1],
-            **dataclasses.asdict(state),
-            **dataclasses.asdict(verdict),
-            "elo0": settings.elo0,
-            "elo1": settings.elo1,
-            "alpha": settings.alpha,
-            "beta": settings.beta,
-            "max_games": settings.max_games,
+            "first": report.first,
+            "second": report.second,
+            **dataclasses.asdict(report.state),
+            **dataclasses.asdict(report.verdict),
+            "elo0": report.settings.elo0,
+            "elo1": report.settings.elo1,
+            "alpha": report.settings.alpha,
+            "beta": report.settings.beta,
+            "max_games": report.settings.max_games,
         }
         return Response(SeparationSerializer(body).data)
 

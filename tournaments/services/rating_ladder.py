@@ -25,14 +25,11 @@ from django.db.models import Max
 from django.utils import timezone
 
 from engine.rng import derive_seed
-from tournaments.models import Competition, Entrant, Match, MatchParticipant, Standing
+from tournaments.models import Competition, Entrant, MatchParticipant, Standing
 from tournaments.pairing import RATING_LADDER
 from tournaments.rating_pairing import LadderEntrant, pair_round
-from tournaments.services.round_rows import rounds_create
+from tournaments.services.round_rows import round_over, rounds_create
 from tournaments.services.scheduling import matches_release
-
-#: A round is over once each of its matches is in one of these.
-SETTLED = (Match.Status.DONE, Match.Status.CANCELLED)
 
 
 def rating_ladders_tick() -> int:
@@ -54,12 +51,7 @@ def rating_ladder_tick(*, competition_id: int) -> int:
         if competition is None:
             return 0
         last = competition.rounds.aggregate(last=Max("number"))["last"] or 0
-        if (
-            last
-            and Match.objects.filter(round__competition=competition, round__number=last)
-            .exclude(status__in=SETTLED)
-            .exists()
-        ):
+        if not round_over(competition, last):
             return 0
         if competition.ladder_rounds is not None and last >= competition.ladder_rounds:
             competition.status = Competition.Status.FINISHED

@@ -42,6 +42,14 @@ def rounds_create(competition: Competition, first: int, schedule: Sequence[Seque
     return [match.pk for match in matches]
 
 
+def round_over(competition: Competition, number: int) -> bool:
+    """Whether every match of round ``number`` is done or cancelled (a round that does not exist is over):
+    the formats that pair a round from the last one's results wait for this."""
+    return not (
+        Match.objects.filter(competition=competition, round__number=number).exclude(status__in=Match.OVER).exists()
+    )
+
+
 def match_seed(competition: Competition, round_number: int, number: int, *, seats_a_person: bool) -> int:
     """A bot-only match's seed derives from the competition's, so a chosen seed replays the competition.
 

@@ -9,15 +9,14 @@ which of two bots is stronger, with known error rates, in as few games as the ga
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from django.core.exceptions import ValidationError
 from django.db.models import Count, Q
 
 from tournaments.models import Competition, Entrant, Game, Match
-from tournaments.services.round_rows import rounds_create
+from tournaments.services.round_rows import round_over, rounds_create
 from tournaments.sprt import SprtSettings, SprtState, SprtVerdict, sprt
-
-#: A round is over once each of its matches is in one of these.
-SETTLED = (Match.Status.DONE, Match.Status.CANCELLED)
 
 
 def separation_settings(*, elo0: float, elo1: float, alpha: float, beta: float, max_games: int) -> SprtSettings:
@@ -39,71 +38,64 @@ def competition_settings(competition: Competition) -> SprtSettings:
     )
 
 
-def separation_pair(competition: Competition) -> tuple[Entrant, Entrant] | None:
-    """The two entrants, the first (by entry) being the one whose results the test counts."""
+@dataclass(frozen=True)
+class Separation:
+    """The test as it stands: who is counted against whom, their results, the settings and the verdict."""
+
+    first: Entrant
+    second: Entrant
+    state: SprtState
+    settings: SprtSettings
+    verdict: SprtVerdict
+
+    @property
+    def decision(self) -> str:
+        """What the decision means, in words, for the pages."""
+        elo0, elo1 = f"{self.settings.elo0:g} Elo", f"{self.settings.elo1:g} Elo"
+        return {
+            "H0": f"H0 accepted: {self.first.name}'s edge is {elo0}, not {elo1}",
+            "H1": f"H1 accepted: {self.first.name}'s edge is {elo1}, not {elo0}",
+            "continue": "undecided: more games to play",
+            "cap": f"stopped undecided after {self.settings.max_games} games",
+        }[self.verdict.decision]
+
+
+def separation_report(competition: Competition) -> Separation | None:
+    """Where the test stands; None for another format, or before there are two entrants. Three queries.
+
+    The first entrant (by entry) is the one counted; a game without one winner is a draw.
+    """
+    if competition.format != Competition.Format.SEPARATION:
+        return None
     entrants = list(competition.entrants.order_by("id")[:2])
-    return (entrants[0], entrants[1]) if len(entrants) == 2 else None
-
-
-def separation_state(competition: Competition) -> SprtState:
-    """The first entrant's wins, draws and losses in the games recorded so far (a game without one
-    winner is a draw)."""
-    pair = separation_pair(competition)
-    if pair is None:
-        return SprtState(wins=0, draws=0, losses=0)
-    first, second = pair
+    if len(entrants) != 2:
+        return None
+    first, second = entrants
     counts = Game.objects.filter(match__competition=competition, match__status=Match.Status.DONE).aggregate(
         games=Count("id"), wins=Count("id", filter=Q(winner=first)), losses=Count("id", filter=Q(winner=second))
     )
-    return SprtState(
+    state = SprtState(
         wins=counts["wins"], draws=counts["games"] - counts["wins"] - counts["losses"], losses=counts["losses"]
     )
-
-
-def separation_verdict(competition: Competition) -> SprtVerdict:
-    return sprt(separation_state(competition), competition_settings(competition))
+    settings = competition_settings(competition)
+    return Separation(first=first, second=second, state=state, settings=settings, verdict=sprt(state, settings))
 
 
 def separation_next_round(competition: Competition, number: int) -> list[int]:
     """Round ``number`` if the round before is over and the test has not decided; the new match ids."""
-    if Match.objects.filter(competition=competition, round__number=number - 1).exclude(status__in=SETTLED).exists():
+    if not round_over(competition, number - 1):
         return []
     if competition.rounds.filter(number=number).exists():
         return []  # made already (a second recording of the round's match)
-    pair = separation_pair(competition)
-    if pair is None or separation_verdict(competition).decision != "continue":
+    report = separation_report(competition)
+    if report is None or report.verdict.decision != "continue":
         return []
-    first, second = pair
     # Seats swap every round (and rotate within each match), so neither plays every deal from one side.
-    table = (first.pk, second.pk) if number % 2 else (second.pk, first.pk)
-    return rounds_create(competition, number, [[table]])
+    first, second = report.first.pk, report.second.pk
+    return rounds_create(competition, number, [[(first, second) if number % 2 else (second, first)]])
 
 
 def separation_page(competition: Competition) -> dict[str, object]:
-    """The test as it stands, for the admin competition page; nothing for other formats."""
-    pair = separation_pair(competition) if competition.format == Competition.Format.SEPARATION else None
-    if pair is None:
-        return {}
-    verdict = separation_verdict(competition)
-    settings = competition_settings(competition)
-    return {
-        "separation": {
-            "first": pair[0],
-            "second": pair[1],
-            "state": separation_state(competition),
-            "settings": settings,
-            "verdict": verdict,
-            "decision": decision_words(verdict, settings, pair[0].name),
-        }
-    }
-
-
-def decision_words(verdict: SprtVerdict, settings: SprtSettings, first: str) -> str:
-    """What the decision means, in words, for the pages."""
-    elo0, elo1 = f"{settings.elo0:g} Elo", f"{settings.elo1:g} Elo"
-    return {
-        "H0": f"H0 accepted: {first}'s edge is {elo0}, not {elo1}",
-        "H1": f"H1 accepted: {first}'s edge is {elo1}, not {elo0}",
-        "continue": "undecided: more games to play",
-        "cap": f"stopped undecided after {settings.max_games} games",
-    }[verdict.decision]
+    """The test as it stands, for the admin and public competition pages; nothing for other formats."""
+    report = separation_report(competition)
+    return {} if report is None else {"separation": report}

@@ -22,11 +22,8 @@ from django.db.models import F
 from engine.rng import derive_seed
 from tournaments.models import Competition, Match, MatchParticipant, Round, Standing, units_per_point
 from tournaments.services.challenge_decisions import table_changed
-from tournaments.services.round_rows import rounds_create
+from tournaments.services.round_rows import round_over, rounds_create
 from tournaments.swiss import SwissEntrant, pair_swiss, seat_balance_change
-
-#: A round is over once each of its matches is in one of these.
-SETTLED = (Match.Status.DONE, Match.Status.CANCELLED)
 
 
 def bye_units(competition: Competition) -> int:
@@ -46,7 +43,7 @@ def swiss_next_round(competition: Competition, number: int) -> list[int]:
         return []
     if Round.objects.filter(competition=competition, number=number).exists():
         return []  # paired already (a second recording of the round's last match)
-    if Match.objects.filter(competition=competition, round__number=number - 1).exclude(status__in=SETTLED).exists():
+    if not round_over(competition, number - 1):
         return []
     entrants = swiss_state(competition)
     paired = pair_swiss(
