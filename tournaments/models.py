@@ -23,6 +23,9 @@ class Competition(models.Model):
         SWISS = "swiss", "Swiss"
         #: Two entrants play round after round until a sequential test separates them (services/separation.py).
         SEPARATION = "separation", "Play to separation (SPRT)"
+        #: A bracket, re-seeded every round, paired when the round before is over (tournaments/knockout.py).
+        SINGLE_ELIMINATION = "single_elimination", "Single elimination"
+        DOUBLE_ELIMINATION = "double_elimination", "Double elimination"
         #: Positions, changed by challenges up the ladder (tournaments/services/challenges.py); never ends.
         CHALLENGE_LADDER = "challenge_ladder", "Challenge ladder"
         #: Bots paired by rating on Celery beat, round after round (tournaments/services/rating_ladder.py).
@@ -37,6 +40,13 @@ class Competition(models.Model):
         RUNNING = "running"
         FINISHED = "finished"
         CANCELLED = "cancelled"
+
+    class Seeding(models.TextChoices):
+        """How a knockout's seeds are set when its start does not give them by hand."""
+
+        ENTRY = "entry", "In the order of entry"
+        RATING = "rating", "By rating in the club's latest other competition of the game"
+        STANDINGS = "standings", "By the standings of the competition it is seeded from"
 
     class ByePoints(models.TextChoices):
         """What an entrant left without a table in a round (a Swiss bye) scores."""
@@ -88,6 +98,27 @@ class Competition(models.Model):
     #: Swiss: the rounds to play; empty at creation for the standard ceil(log2 entrants), set at the start.
     round_count = models.PositiveIntegerField(null=True, blank=True)
     bye_points = models.CharField(max_length=4, choices=ByePoints.choices, default=ByePoints.WIN)
+    # Knockouts (docs/formats.md).
+    #: Entrants going on from each table: 1 at tables of two; a divisor of the table size for bigger ones.
+    advance_count = models.PositiveSmallIntegerField(default=1)
+    #: A single elimination at tables of two: the losing semi-finalists play for third place.
+    third_place = models.BooleanField(default=False)
+    seeding = models.CharField(max_length=10, choices=Seeding.choices, default=Seeding.ENTRY)
+    #: The competition whose standings seed this one (``seeding=standings``), e.g. the stage before a cut.
+    seeded_from = models.ForeignKey(
+        "self", on_delete=models.PROTECT, null=True, blank=True, related_name="seeded_competitions"
+    )
+    #: A Swiss or round robin stage: once it finishes, its best ``cut_to`` go on to a knockout of ``cut_format``.
+    cut_to = models.PositiveIntegerField(null=True, blank=True)
+    cut_format = models.CharField(
+        max_length=24,
+        blank=True,
+        choices=[(f.value, f.label) for f in (Format.SINGLE_ELIMINATION, Format.DOUBLE_ELIMINATION)],
+    )
+    #: The knockout a stage cut to, made when the stage finished.
+    next_stage = models.OneToOneField(
+        "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="previous_stage"
+    )
     # Ladders (docs/ladders.md).
     #: A challenge ladder: how many places above itself an entrant may challenge.
     challenge_reach = models.PositiveSmallIntegerField(default=3)
@@ -115,6 +146,8 @@ class Entrant(models.Model):
     joined_at = models.DateTimeField(auto_now_add=True)
     #: A challenge ladder's place, 1 at the top; empty elsewhere and once the entrant has left.
     position = models.PositiveIntegerField(null=True, blank=True)
+    #: A knockout's seed, 1 the best; set at its start.
+    seed = models.PositiveIntegerField(null=True, blank=True)
     #: When the entrant left a running ladder (or its bot was retired): it plays no more, its results stay.
     left_at = models.DateTimeField(null=True, blank=True)
 

@@ -4,7 +4,8 @@ A format is a pluggable step: given the entrants (ids, in seeding order) and the
 table size, it returns the rounds of tables known at the start. Round robin pairs every
 group once (twice for double), all at the start; Swiss returns its first round only, and
 pairs each later one from the standings once the round before it is over
-(services/swiss_rounds.py). An entrant without a table in a round has a bye.
+(services/swiss_rounds.py); so does a knockout, from its bracket (services/knockout_rounds.py).
+An entrant without a table in a round has a bye.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from fractions import Fraction
 from itertools import combinations
 from typing import Protocol
 
+from tournaments.knockout import Settings, bracket
 from tournaments.swiss import SwissEntrant, pair_swiss
 
 Table = tuple[int, ...]
@@ -120,14 +122,36 @@ class Separation:
         return [[(entrants[0], entrants[1])]]
 
 
+class Knockout:
+    """The first round of the bracket from the entrants in seed order (tournaments/knockout.py)."""
+
+    pairs_round_by_round = True
+
+    def __init__(self, *, double: bool) -> None:
+        self.double = double
+
+    def schedule(self, entrants: Sequence[int], table_size: int, *, advance: int = 1) -> list[list[Table]]:
+        try:
+            first = bracket(entrants, Settings(table_size, advance, self.double)).next_round
+        except ValueError as exc:
+            raise PairingError(str(exc)) from None
+        assert first is not None  # a new bracket always has a first round
+        return [[table.entrants for table in first.tables]]
+
+
 SWISS = "swiss"
 SEPARATION = "separation"
+SINGLE_ELIMINATION = "single_elimination"
+DOUBLE_ELIMINATION = "double_elimination"
+KNOCKOUTS = (SINGLE_ELIMINATION, DOUBLE_ELIMINATION)
 
 FORMATS: dict[str, PairingFormat] = {
     "round_robin": RoundRobin(cycles=1),
     "double_round_robin": RoundRobin(cycles=2),
     SWISS: Swiss(),
     SEPARATION: Separation(),
+    SINGLE_ELIMINATION: Knockout(double=False),
+    DOUBLE_ELIMINATION: Knockout(double=True),
 }
 
 #: Ladders have no schedule: their matches come from challenges (challenge_ladder) or from Celery

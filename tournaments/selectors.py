@@ -19,6 +19,7 @@ from engine.games.profile import MATCH_POINTS, Breakdown, Race, SetTable
 from league.models import Membership, Player
 from league.ratings import Skill
 from league.standings import Tiebreak, shared_ranks, tiebreaks
+from tournaments.knockout_selectors import knockout_places
 from tournaments.models import (
     BotRun,
     Competition,
@@ -31,7 +32,7 @@ from tournaments.models import (
     Standing,
     units_per_point,
 )
-from tournaments.pairing import CHALLENGE_LADDER, RATING_LADDER, SWISS
+from tournaments.pairing import CHALLENGE_LADDER, KNOCKOUTS, RATING_LADDER, SWISS
 from tournaments.swiss_standings import SWISS_ORDER, swiss_tiebreaks
 
 
@@ -77,7 +78,9 @@ def competition_standings(competition: Competition) -> list[StandingRow]:
     """The table in the competition's order; rows level on every tiebreak share a rank.
 
     A challenge ladder ranks by place (those who left follow, by the game's order), a rating ladder
-    by rating first. A Swiss's own tiebreaks are computed here, so its rows are sorted here too.
+    by rating first. A Swiss's own tiebreaks are computed here, and a knockout's places come from its
+    bracket (tournaments/knockout_selectors.py), so their rows are sorted here too: a knockout's
+    entrants still in come first, then those out, by the place they went out with.
     """
     order = standings_order(competition)
     rows = list(standings_queryset(competition))
@@ -94,10 +97,22 @@ def competition_standings(competition: Competition) -> list[StandingRow]:
         return getattr(row, tiebreak.column)
 
     table = [(row, [(t, value(row, t)) for t in order]) for row in rows]
-    if competition.format == SWISS:
+    places = knockout_places(competition) if competition.format in KNOCKOUTS else {}
+
+    def first_key(row: Standing) -> tuple[Any, ...]:
+        if competition.format in KNOCKOUTS:
+            return (places.get(row.entrant_id, 0),)
+        return _ladder_key(competition, row)
+
+    if competition.format == SWISS or places:
         # Stable: rows level on every figure keep the SQL order (the game's, then name).
-        table.sort(key=lambda item: tuple(-v if t.higher_first else v for t, v in item[1]))
-    keys = [_ladder_key(competition, row) + tuple(v for _, v in shown) for row, shown in table]
+        table.sort(key=lambda item: (*first_key(item[0]), *(-v if t.higher_first else v for t, v in item[1])))
+    # A knockout's rank is the place the bracket gave (shared by those out in one round); the figures
+    # order those still in, and within a place.
+    keys = [
+        first_key(row) if places.get(row.entrant_id) else first_key(row) + tuple(v for _, v in shown)
+        for row, shown in table
+    ]
     return [
         StandingRow(
             rank=rank,

@@ -341,6 +341,11 @@ def create_data(club: Club, organiser: Player, **overrides: Any) -> dict[str, An
         "move_seconds": 300,
         "game_seconds": 3600,
         "live_tables_public": "on",
+        "advance_count": 1,
+        "seeding": "entry",
+        "seeded_from": "",
+        "cut_to": "",
+        "cut_format": "",
         "entrants-TOTAL_FORMS": 0,
         "entrants-INITIAL_FORMS": 0,
     }
@@ -379,6 +384,22 @@ def test_creating_a_competition_goes_through_the_service(boss: Client, superuser
     assert (competition.seed, competition.max_entrants, competition.created_by) == (7, 8, superuser)
     assert list(competition.organisers.all()) == [superuser]
     assert response["Location"] == change_url(competition)
+
+
+def test_the_create_form_makes_a_swiss_stage_that_cuts_to_a_knockout(boss: Client, superuser: Player) -> None:
+    overrides = {"format": "swiss", "cut_to": "4", "cut_format": "double_elimination"}
+    response = boss.post(COMPETITION_ADD, create_data(ClubFactory(), superuser, **overrides))
+    assert response.status_code == 302, response.context["adminform"].form.errors
+    competition = Competition.objects.get()
+    assert (competition.format, competition.cut_to, competition.cut_format) == ("swiss", 4, "double_elimination")
+
+
+def test_the_create_form_refuses_a_knockout_that_cannot_work_and_says_why(boss: Client, superuser: Player) -> None:
+    data = create_data(ClubFactory(), superuser, game="punk", players_per_match=4, format="single_elimination")
+    response = boss.post(COMPETITION_ADD, {**data, "advance_count": 3}, follow=True)
+    assert not Competition.objects.exists()
+    shown = " ".join(str(m) for m in response.context["messages"])
+    assert "must divide 4" in shown, shown
 
 
 def edit_data(competition: Competition, **overrides: Any) -> dict[str, Any]:

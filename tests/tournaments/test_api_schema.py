@@ -56,6 +56,7 @@ MAIN_PATHS = {
     "/api/tournaments/{id}/ratings/history/": {"get"},
     "/api/tournaments/{id}/head-to-head/": {"get"},
     "/api/tournaments/{id}/separation/": {"get"},
+    "/api/tournaments/{id}/bracket/": {"get"},
     "/api/tournaments/{competition_pk}/entrants/": {"get", "post"},
     "/api/tournaments/{competition_pk}/entrants/{id}/": {"delete"},
     # Challenge ladders.

@@ -176,6 +176,12 @@ class CompetitionAdmin(CompetitionRunViews):
             move_seconds=data["move_seconds"],
             game_seconds=data["game_seconds"],
             live_tables_public=data["live_tables_public"],
+            advance_count=data["advance_count"],
+            third_place=data["third_place"],
+            seeding=data["seeding"],
+            seeded_from=data["seeded_from"],
+            cut_to=data["cut_to"],
+            cut_format=data["cut_format"],
         )
         adopt(obj, created)
 

@@ -77,6 +77,13 @@ class CompetitionAddForm(forms.ModelForm[Competition]):
             "move_seconds",
             "game_seconds",
             "live_tables_public",
+            # A knockout's, or those of the knockout a Swiss or round robin stage cuts to (docs/formats.md).
+            "advance_count",
+            "third_place",
+            "seeding",
+            "seeded_from",
+            "cut_to",
+            "cut_format",
             "seed",
         ]
 
@@ -94,6 +101,7 @@ class CompetitionAddForm(forms.ModelForm[Competition]):
             clubs = clubs.filter(pk__in=organised_club_ids(self.request))
             organisers = Player.objects.filter(pk=me.pk) if me else Player.objects.none()
         model_choice_field(self, "club").queryset = clubs
+        model_choice_field(self, "seeded_from").queryset = Competition.objects.filter(club__in=clubs)
         model_choice_field(self, "organiser").queryset = organisers
         if me is not None:
             self.fields["organiser"].initial = me.pk

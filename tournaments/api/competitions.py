@@ -20,6 +20,7 @@ from tournaments.api.filters import CompetitionFilter
 from tournaments.api.permissions import IsOrganiserOrReadOnly
 from tournaments.api.serializers import (
     MAX_MATRIX_ENTRANTS,
+    BracketSerializer,
     CompetitionCreateSerializer,
     CompetitionSerializer,
     CompetitionStartSerializer,
@@ -31,6 +32,7 @@ from tournaments.api.serializers import (
     RatingHistorySerializer,
     SeparationSerializer,
 )
+from tournaments.knockout_selectors import bracket_view, is_knockout
 from tournaments.models import Competition
 from tournaments.selectors import competition_list, competition_progress, head_to_head, rating_history
 from tournaments.services.competitions import (
@@ -170,6 +172,18 @@ class CompetitionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, views
             "max_games": report.settings.max_games,
         }
         return Response(SeparationSerializer(body).data)
+
+    @extend_schema(responses=BracketSerializer, filters=False)
+    @action(detail=True, methods=["get"], pagination_class=None, filter_backends=[])
+    def bracket(self, request: Request, pk: int) -> Response:
+        """A knockout's bracket: seeds, each round's tables (best first once played, who went on), byes,
+        wildcards, who dropped to the lower bracket or went out, and the places so far."""
+        competition = self.get_object()
+        if not is_knockout(competition):
+            raise NotFound("this competition is not a knockout: it has no bracket")
+        if competition.status == Competition.Status.OPEN:
+            raise NotFound("the bracket is drawn when the knockout starts")
+        return Response(BracketSerializer(bracket_view(competition)).data)
 
     @extend_schema(responses=ProgressSerializer, filters=False)
     @action(detail=True, methods=["get"], pagination_class=None, filter_backends=[])

@@ -66,6 +66,13 @@ class CompetitionSerializer(serializers.ModelSerializer[Competition]):
             "sprt_alpha",
             "sprt_beta",
             "sprt_max_games",
+            "advance_count",
+            "third_place",
+            "seeding",
+            "seeded_from",
+            "cut_to",
+            "cut_format",
+            "next_stage",
             "entrant_count",
             "organisers",
             "referees",
@@ -151,6 +158,42 @@ class CompetitionCreateSerializer(JSONInput[Competition]):
     sprt_max_games = serializers.IntegerField(
         min_value=1, max_value=1_000_000, default=2000, help_text="play to separation: stop undecided past this"
     )
+    advance_count = serializers.IntegerField(
+        min_value=1,
+        max_value=11,
+        default=1,
+        help_text="a knockout (or a stage cutting to one): entrants going on from each table; "
+        "a divisor of players_per_match, 1 at tables of two and in a double elimination",
+    )
+    third_place = serializers.BooleanField(
+        default=False, help_text="a single elimination at tables of two: the losing semi-finalists play for third"
+    )
+    seeding = serializers.ChoiceField(
+        choices=Competition.Seeding.choices,
+        default=Competition.Seeding.ENTRY,
+        help_text="a knockout's seeds, unless its start gives them by hand (order)",
+    )
+    seeded_from = serializers.PrimaryKeyRelatedField(
+        queryset=Competition.objects.all(),
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text='seeding "standings": the competition of the same club and game whose standings seed it',
+    )
+    cut_to = serializers.IntegerField(
+        min_value=2,
+        max_value=1024,
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="a Swiss or round robin stage: how many of its best go on to a knockout when it finishes",
+    )
+    cut_format = serializers.ChoiceField(
+        choices=["single_elimination", "double_elimination"],
+        required=False,
+        default="",
+        help_text="with cut_to: the knockout's format",
+    )
 
 
 class CompetitionUpdateSerializer(JSONInput[Competition]):
@@ -197,14 +240,15 @@ class CompetitionStartSerializer(JSONInput[Competition]):
         child=serializers.IntegerField(min_value=1, max_value=MAX_SEED),
         required=False,
         max_length=MAX_ENTRANTS,
-        help_text="a challenge ladder's first places: every entrant id once, top place first",
+        help_text="a challenge ladder's first places, or a knockout's seeds by hand: every entrant id once, "
+        "the top first",
     )
 
 
 class EntrantBriefSerializer(serializers.ModelSerializer[Entrant]):
     class Meta:
         model = Entrant
-        fields = ["id", "name", "bot_version", "player", "position", "left_at"]
+        fields = ["id", "name", "bot_version", "player", "position", "seed", "left_at"]
         read_only_fields = fields
 
 
@@ -224,6 +268,7 @@ class EntrantSerializer(serializers.ModelSerializer[Entrant]):
             "owner",
             "joined_at",
             "position",
+            "seed",
             "left_at",
         ]
         read_only_fields = fields
@@ -306,7 +351,8 @@ class RoundSerializer(serializers.ModelSerializer[Round]):
     matches = MatchBriefSerializer(many=True, read_only=True)
     byes = serializers.SerializerMethodField(
         help_text="entrants without a table this round (a bye; a Swiss scores it as its bye_points say); "
-        "empty for a ladder, whose rounds seat only those who play"
+        "a knockout's are the entrants still in who sit the round out; empty for a ladder, whose rounds seat "
+        "only those who play"
     )
 
     class Meta:
@@ -316,6 +362,9 @@ class RoundSerializer(serializers.ModelSerializer[Round]):
 
     @extend_schema_field(serializers.ListField(child=serializers.IntegerField()))
     def get_byes(self, round_: Round) -> list[int]:
+        if "round_byes" in self.context:
+            byes: list[int] = self.context["round_byes"].get(round_.number, [])
+            return byes
         entrants: list[int] = self.context.get("bye_candidates", [])
         seated = {p.entrant_id for match in round_.matches.all() for p in match.participants.all()}
         return [entrant for entrant in entrants if entrant not in seated]
@@ -613,3 +662,64 @@ class HeadToHeadRowSerializer(serializers.Serializer[Any]):
 class HeadToHeadSerializer(serializers.Serializer[Any]):
     entrants = EntrantBriefSerializer(many=True)
     rows = HeadToHeadRowSerializer(many=True)
+
+
+class BracketEntrantSerializer(serializers.Serializer[Any]):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    seed = serializers.IntegerField(help_text="1 the best")
+
+
+class BracketSeatSerializer(serializers.Serializer[Any]):
+    entrant = BracketEntrantSerializer()
+    finish = serializers.IntegerField(
+        allow_null=True, help_text="once played: the entrant's finish at the table (level ranks split by seed)"
+    )
+    advanced = serializers.BooleanField(help_text="went on from the table (won it, at a table of two)")
+
+
+class BracketTableSerializer(serializers.Serializer[Any]):
+    side = serializers.ChoiceField(choices=["upper", "lower", "final", "third_place", "grand_final", "reset"])
+    side_name = serializers.CharField()
+    match_id = serializers.IntegerField(allow_null=True, help_text="null until the table's round is paired")
+    status = serializers.CharField(help_text='the match\'s status, or "unpaired"')
+    seats = BracketSeatSerializer(many=True, help_text="seat order until played, then best first")
+
+
+class BracketByesSerializer(serializers.Serializer[Any]):
+    side_name = serializers.CharField()
+    entrants = BracketEntrantSerializer(many=True)
+
+
+class BracketRoundSerializer(serializers.Serializer[Any]):
+    number = serializers.IntegerField()
+    played = serializers.BooleanField()
+    tables = BracketTableSerializer(many=True)
+    byes = serializers.SerializerMethodField(help_text="entrants still in who sit the round out, by bracket side")
+    wildcards = BracketEntrantSerializer(many=True, help_text="non-advancers kept in to fill the next round")
+    dropped = BracketEntrantSerializer(many=True, help_text="double elimination: sent to the lower bracket")
+    eliminated = BracketEntrantSerializer(many=True)
+
+    @extend_schema_field(BracketByesSerializer(many=True))
+    def get_byes(self, round_: Any) -> list[dict[str, Any]]:
+        return [
+            {"side_name": side, "entrants": BracketEntrantSerializer(entrants, many=True).data}
+            for side, entrants in round_.byes
+        ]
+
+
+class BracketPlaceSerializer(serializers.Serializer[Any]):
+    place = serializers.IntegerField()
+    entrant = BracketEntrantSerializer()
+
+
+class BracketSerializer(serializers.Serializer[Any]):
+    double = serializers.BooleanField(help_text="a double elimination")
+    finished = serializers.BooleanField()
+    seeds = BracketEntrantSerializer(many=True)
+    rounds = BracketRoundSerializer(many=True, help_text="the rounds played, then the one being played")
+    places = serializers.SerializerMethodField(help_text="everyone placed so far, best first")
+
+    @extend_schema_field(BracketPlaceSerializer(many=True))
+    def get_places(self, view: Any) -> list[dict[str, Any]]:
+        return [{"place": place, "entrant": BracketEntrantSerializer(e).data} for place, e in view.places]

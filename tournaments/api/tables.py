@@ -14,6 +14,7 @@ from rest_framework.response import Response
 
 from tournaments.api.scoping import CompetitionScoped, schema_only
 from tournaments.api.serializers import RoundSerializer, StandingRowSerializer
+from tournaments.knockout_selectors import is_knockout, knockout_read
 from tournaments.models import Round, Standing
 from tournaments.pairing import is_ladder
 from tournaments.selectors import competition_rounds, competition_standings
@@ -37,7 +38,11 @@ class RoundViewSet(CompetitionScoped, mixins.ListModelMixin, viewsets.GenericVie
 
     def get_serializer_context(self) -> dict[str, Any]:
         context = dict(super().get_serializer_context())
-        if not schema_only(self) and not is_ladder(self.competition.format):
+        if not schema_only(self) and is_knockout(self.competition):
+            # A knockout's byes are its bracket's: those knocked out are not sitting a round out.
+            bracket = knockout_read(self.competition).bracket
+            context["round_byes"] = {r.number: sorted(e for b in r.byes.values() for e in b) for r in bracket.rounds}
+        elif not schema_only(self) and not is_ladder(self.competition.format):
             # Everyone entered: whoever a round does not seat had a bye. Read once for the page.
             context["bye_candidates"] = list(self.competition.entrants.order_by("id").values_list("id", flat=True))
         return context

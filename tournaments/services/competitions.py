@@ -10,6 +10,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Mapping, Sequence
 from enum import Enum, auto
+from typing import NamedTuple
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
@@ -19,18 +20,24 @@ from engine.errors import EngineError
 from engine.games import game_names, get_game, seats_for
 from league.errors import Conflict
 from league.models import BotVersion, Club, Membership, Player
+from tournaments.knockout import Settings, settings_errors
 from tournaments.models import Competition, Entrant, Match, Standing
 from tournaments.pairing import (
     CHALLENGE_LADDER,
     COMPETITION_FORMATS,
+    DOUBLE_ELIMINATION,
     FORMATS,
+    KNOCKOUTS,
     RATING_LADDER,
     SEPARATION,
     SWISS,
+    Knockout,
     PairingError,
+    Table,
     is_ladder,
 )
 from tournaments.services.challenge_decisions import challenges_cancel, ladder_order, ladder_places_set, table_changed
+from tournaments.services.knockout_rounds import knockout_seeds
 from tournaments.services.ladder_seeding import ladder_seeding
 from tournaments.services.round_rows import rounds_create
 from tournaments.services.scheduling import matches_release, round_release
@@ -91,6 +98,12 @@ def competition_create(
     sprt_alpha: float = 0.05,
     sprt_beta: float = 0.05,
     sprt_max_games: int = 2000,
+    advance_count: int = 1,
+    third_place: bool = False,
+    seeding: str = Competition.Seeding.ENTRY,
+    seeded_from: Competition | None = None,
+    cut_to: int | None = None,
+    cut_format: str = "",
 ) -> Competition:
     errors: dict[str, str] = {}
     if people_play not in Competition.PeoplePlay.values:
@@ -106,6 +119,15 @@ def competition_create(
     errors.update(_ladder_setting_errors(format, players_per_match, challenge_reach, challenge_days, ladder_rounds))
     errors.update(_swiss_setting_errors(format, round_count, bye_points))
     errors.update(_duplicate_errors(duplicate_deals, games_per_match, players_per_match, people_play))
+    errors.update(
+        _knockout_setting_errors(
+            KnockoutChoice(format, players_per_match, advance_count, third_place, cut_to, cut_format),
+            club=club,
+            game=game,
+            seeding=seeding,
+            seeded_from=seeded_from,
+        )
+    )
     if format == SEPARATION and players_per_match != 2:
         errors["players_per_match"] = "play to separation is between two entrants at a table of two"
     if not 1 <= games_per_match <= 1000:
@@ -144,6 +166,12 @@ def competition_create(
             sprt_alpha=sprt_alpha,
             sprt_beta=sprt_beta,
             sprt_max_games=sprt_max_games,
+            advance_count=advance_count,
+            third_place=third_place,
+            seeding=seeding,
+            seeded_from=seeded_from,
+            cut_to=cut_to,
+            cut_format=cut_format,
         )
         competition.organisers.add(created_by)
     return competition
@@ -176,6 +204,59 @@ def _duplicate_errors(
             "duplicate_deals": f"each deal is played from all {players_per_match} rotations of the seats: "
             f"games_per_match must be a multiple of {players_per_match}, not {games_per_match}"
         }
+    return {}
+
+
+class KnockoutChoice(NamedTuple):
+    """A competition's knockout settings: its own, if it is a knockout, or those of the knockout it cuts to."""
+
+    format: str
+    players_per_match: int
+    advance_count: int
+    third_place: bool
+    cut_to: int | None
+    cut_format: str
+
+
+#: The formats that can be a first stage, cutting to a knockout.
+STAGE_FORMATS = ("round_robin", "double_round_robin", SWISS)
+
+
+def _knockout_setting_errors(
+    choice: KnockoutChoice, *, club: Club, game: str, seeding: str, seeded_from: Competition | None
+) -> dict[str, str]:
+    errors: dict[str, str] = {}
+    if choice.cut_to is not None or choice.cut_format:
+        errors.update(_cut_errors(choice))
+    knockout = choice.format if choice.format in KNOCKOUTS else choice.cut_format
+    if knockout in KNOCKOUTS:
+        settings = Settings(
+            choice.players_per_match, choice.advance_count, knockout == DOUBLE_ELIMINATION, choice.third_place
+        )
+        errors.update(settings_errors(settings))
+    else:
+        if choice.advance_count != 1:
+            errors["advance_count"] = "only a knockout (or a stage that cuts to one) sends entrants on; leave it out"
+        if choice.third_place:
+            errors["third_place"] = "only a knockout (or a stage that cuts to one) has a third-place match"
+    if seeding not in Competition.Seeding.values:
+        errors["seeding"] = f"choose one of {', '.join(Competition.Seeding.values)}"
+    elif seeding != Competition.Seeding.ENTRY and choice.format not in KNOCKOUTS:
+        errors["seeding"] = "only a knockout is seeded; leave it out"
+    elif (seeding == Competition.Seeding.STANDINGS) != (seeded_from is not None):
+        errors["seeded_from"] = 'give the competition to seed from exactly when seeding is "standings"'
+    elif seeded_from is not None and (seeded_from.club_id != club.pk or seeded_from.game != game):
+        errors["seeded_from"] = f"seed from a competition of the same club and game ({game})"
+    return errors
+
+
+def _cut_errors(choice: KnockoutChoice) -> dict[str, str]:
+    if choice.format not in STAGE_FORMATS:
+        return {"cut_to": f"only a {', '.join(STAGE_FORMATS)} stage cuts to a knockout"}
+    if choice.cut_format not in KNOCKOUTS:
+        return {"cut_format": f"choose the knockout to cut to: {', '.join(KNOCKOUTS)}"}
+    if choice.cut_to is None or not choice.players_per_match <= choice.cut_to <= 1024:
+        return {"cut_to": f"how many go on to the knockout: between {choice.players_per_match} and 1024"}
     return {}
 
 
@@ -288,14 +369,17 @@ def competition_start(*, competition: Competition, order: Sequence[int] | None =
         if locked.status != Competition.Status.OPEN:
             raise ValidationError({"competition": f"only an open competition can start; this one is {locked.status}"})
         entrants = list(locked.entrants.order_by("id").values_list("id", flat=True))
-        if order is not None and locked.format != CHALLENGE_LADDER:
-            raise ValidationError({"order": "only a challenge ladder starts from an order of its entrants"})
+        if order is not None and locked.format not in (CHALLENGE_LADDER, *KNOCKOUTS):
+            raise ValidationError(
+                {"order": "only a challenge ladder or a knockout starts from an order of its entrants"}
+            )
         if is_ladder(locked.format):
             return _start_ladder(locked, entrants, order)
-        try:
-            schedule = FORMATS[locked.format].schedule(entrants, locked.players_per_match)
-        except PairingError as exc:
-            raise ValidationError({"entrants": str(exc)}) from None
+        if locked.cut_to is not None and locked.cut_to > len(entrants):
+            raise ValidationError(
+                {"cut_to": f"{locked.cut_to} are to go on to the knockout, and only {len(entrants)} have entered"}
+            )
+        schedule = _first_rounds(locked, entrants, order)
         rounds_create(locked, 1, schedule)
         Standing.objects.bulk_create(Standing(competition=locked, entrant_id=e) for e in entrants)
         # A table read before the start (empty) must not be served from the cache after it.
@@ -317,6 +401,20 @@ def competition_start(*, competition: Competition, order: Sequence[int] | None =
         else:
             matches_release(match_ids=list(locked.matches.order_by("round__number", "id").values_list("id", flat=True)))
     return locked
+
+
+def _first_rounds(competition: Competition, entrants: list[int], order: Sequence[int] | None) -> list[list[Table]]:
+    """The rounds known at the start: a knockout's first, from its seeds; the format's schedule otherwise."""
+    try:
+        pairing = FORMATS[competition.format]
+        if isinstance(pairing, Knockout):
+            if len(entrants) < competition.players_per_match:
+                raise PairingError(f"a knockout of tables of {competition.players_per_match} needs as many entrants")
+            seeds = knockout_seeds(competition, entrants, order)
+            return pairing.schedule(seeds, competition.players_per_match, advance=competition.advance_count)
+        return pairing.schedule(entrants, competition.players_per_match)
+    except PairingError as exc:
+        raise ValidationError({"entrants": str(exc)}) from None
 
 
 def _start_ladder(competition: Competition, entrants: list[int], order: Sequence[int] | None) -> Competition:

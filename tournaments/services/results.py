@@ -29,6 +29,7 @@ from tournaments.pairing import CHALLENGE_LADDER, is_ladder, pairs_round_by_roun
 from tournaments.services.challenge_decisions import challenge_settle_played
 from tournaments.services.game_rows import GameEncoder, insert_games
 from tournaments.services.scheduling import next_round_release_if_done
+from tournaments.services.stages import stage_cut
 from tournaments.services.statements import SqlCursor, pipelined, sql_cursor
 from tournaments.standings_cache import publish_results_version
 
@@ -49,6 +50,8 @@ class _Competition(NamedTuple):
     game: str
     format: str
     players_per_match: int
+    #: A stage that cuts to a knockout when it finishes (services/stages.py).
+    cut_to: int | None
 
 
 class _Locked(NamedTuple):
@@ -147,6 +150,8 @@ def _record(match: Match, result: MatchResult) -> Match:
             Competition.objects.filter(pk=competition.id).update(
                 status=Competition.Status.FINISHED, finished_at=timezone.now()
             )
+            if competition.cut_to is not None:
+                stage_cut(competition.id)
         transaction.on_commit(lambda: publish_results_version(competition.id, version))
     match.status, match.error, match.finished_at = Match.Status.DONE, "", finished_at
     return match
@@ -169,7 +174,8 @@ def _lock_clause() -> str:
 def _competition_and_seats(cursor: SqlCursor, match_id: int) -> tuple[_Competition, list[_Seat]]:
     """The competition's fixed fields and the match's seats in order; neither changes once the match exists."""
     cursor.execute(
-        f"SELECT c.id, c.game, c.format, c.players_per_match, p.id, p.entrant_id FROM {Match._meta.db_table} m "
+        f"SELECT c.id, c.game, c.format, c.players_per_match, c.cut_to, p.id, p.entrant_id "
+        f"FROM {Match._meta.db_table} m "
         f"JOIN {Competition._meta.db_table} c ON c.id = m.competition_id "
         f"LEFT JOIN {MatchParticipant._meta.db_table} p ON p.match_id = m.id WHERE m.id = %s ORDER BY p.seat",
         [match_id],
@@ -177,7 +183,7 @@ def _competition_and_seats(cursor: SqlCursor, match_id: int) -> tuple[_Competiti
     rows = cursor.fetchall()
     if not rows:
         raise Match.DoesNotExist(f"match {match_id} does not exist")
-    competition = _Competition(*rows[0][:4])
+    competition = _Competition(*rows[0][:5])
     return competition, [_Seat(participant, entrant) for *_, participant, entrant in rows if participant is not None]
 
 
