@@ -6,6 +6,9 @@ match every participant starts from every seat in turn.
 
 With duplicate deals each deal is played once from every rotation of the seats: games
 ``k * n`` to ``k * n + n - 1`` share deal ``k``, so a match is decided by play, not by the cards.
+
+A best-of-N match between two (a knockout's) may end early: once the trailing side could not
+catch up in the games left, the rest are not played (:func:`decided_early`).
 """
 
 from __future__ import annotations
@@ -70,8 +73,10 @@ def play_match(
     options: Mapping[str, object] | None = None,
     deals: Sequence[Any] | None = None,
     duplicate: bool = False,
+    best_of: bool = False,
 ) -> MatchResult:
-    """Play ``games`` games and rank the participants by their summed game score rates.
+    """Play ``games`` games and rank the participants by their summed game score rates; with ``best_of``, stop
+    as soon as the match is decided (:func:`decided_early`).
 
     ``agents_for_game(game_number, seating, game_seed)`` gives the agents by
     seat for one game: the caller keeps an agent per participant (a sandboxed
@@ -85,7 +90,24 @@ def play_match(
         deal = deals[number] if deals is not None and number < len(deals) else None
         record = play_game(game_name, agents=agents, seed=seed_g, options=options, deal=deal)
         played.append(GamePlayed(number=number, seating=seating, record=record))
+        if best_of and decided_early(played, participants=participants, games=games, duplicate=duplicate):
+            break
     return match_result(played, participants=participants)
+
+
+def decided_early(played: Sequence[GamePlayed], *, participants: int, games: int, duplicate: bool) -> bool:
+    """Whether a match between two of ``games`` games is decided after ``played``, the games left unplayed.
+
+    A game's score rates are 1 and 0 (½ each for a draw), so each game left moves the gap by at most 1:
+    a gap larger than the games left cannot be closed. A gap equal to them could end level, which a
+    knockout settles by seed, so the match goes on. With duplicate deals a match stops only between
+    rotations, so that every deal it played was played from both sides.
+    """
+    left = games - len(played)
+    if participants != 2 or left <= 0 or (duplicate and len(played) % participants):
+        return False
+    first, second = match_result(played, participants=participants).scores
+    return abs(first - second) > left
 
 
 def match_result(played: Sequence[GamePlayed], *, participants: int) -> MatchResult:

@@ -86,9 +86,18 @@ LADDER_CHALLENGES = ((4, 2), (3, 1), (4, 3), (2, 1))
 RATING_LADDER = DemoCompetition("Demo rating ladder", "banter", seed=8)
 RATING_LADDER_FIRST_ROUNDS = 2
 
-#: A Swiss of seven bots (issue 14): paired round by round from the standings, one bye a round.
+#: A Swiss of seven bots (issue 14): paired round by round from the standings, one bye a round. A stage:
+#: its best four go on to a double elimination when it finishes.
 SWISS = DemoCompetition("Demo 1923 Swiss", "1923", {"mode": "set"}, seed=14)
 SWISS_BOTS = 7
+SWISS_CUT = 4
+
+#: Knockouts (issue 14): a Banter cup of six, seeded by the Banter league's ratings (byes for the top two seeds,
+#: best of three, a third-place match), and a Punk cup of eight at tables of four, the best two of each going on.
+BANTER_CUP = DemoCompetition("Demo Banter cup", "banter", games_per_match=3, seed=31)
+BANTER_CUP_BOTS = 6
+PUNK_CUP = DemoCompetition("Demo Punk cup", "punk", players_per_match=4, seed=32)
+PUNK_CUP_BOTS = 8
 
 #: Duplicate deals (issue 14): a round robin of the members' Banter bots, each deal played from both seats.
 DUPLICATE = DemoCompetition("Demo duplicate Banter", "banter", games_per_match=2, seed=22)
@@ -133,6 +142,8 @@ def build_demo(*, say: Callable[[str], None] = lambda line: None) -> DemoReport:
         competitions = [_competition(spec, club, organiser, members, report) for spec in COMPETITIONS]
         _live_competition(club, organiser, members, report)
         swiss = _swiss(club, organiser, members, report)
+        banter_cup = _cup(BANTER_CUP, BANTER_CUP_BOTS, club, organiser, members, report, third_place=True)
+        punk_cup = _cup(PUNK_CUP, PUNK_CUP_BOTS, club, organiser, members, report, advance_count=2)
         duplicate = _competition(DUPLICATE, club, organiser, members, report, duplicate_deals=True)
         separation = _separation(club, organiser, report)
         challenge_ladder = _challenge_ladder(club, organiser, members, report)
@@ -149,6 +160,12 @@ def build_demo(*, say: Callable[[str], None] = lambda line: None) -> DemoReport:
             say(f"played {played} matches of {competition.name}")
     for competition in (swiss, duplicate, separation):
         report.matches_played += _play_round_by_round(competition, say)
+    swiss.refresh_from_db()
+    # The Swiss's last match made its knockout stage; the cups seed from the leagues played above.
+    knockouts = [swiss.next_stage, _started(banter_cup), _started(punk_cup)]
+    for knockout in knockouts:
+        if knockout is not None:
+            report.matches_played += _play_round_by_round(knockout, say)
     report.matches_played += _first_challenges(challenge_ladder, organiser, say)
     report.matches_played += _first_rating_rounds(rating_ladder, say)
     return report
@@ -318,14 +335,60 @@ def _first_rating_rounds(competition: Competition, say: Callable[[str], None]) -
 def _swiss(club: Club, organiser: Player, members: list[Player], report: DemoReport) -> Competition:
     """Seven bots, each member's of each built-in strategy in turn: an odd field, so each round has a bye."""
     spec = SWISS
-    competition = _created(spec, club, organiser, report, options=spec.options, format=Competition.Format.SWISS)
+    competition = _created(
+        spec,
+        club,
+        organiser,
+        report,
+        options=spec.options,
+        format=Competition.Format.SWISS,
+        cut_to=SWISS_CUT,
+        cut_format=Competition.Format.DOUBLE_ELIMINATION,
+    )
     if competition.status == Competition.Status.OPEN:
-        entered = set(competition.entrants.values_list("bot_version_id", flat=True))
-        for owner, strategy in islice(product(members, strategies(spec.game)), SWISS_BOTS):
-            version = _bot_version(owner, spec.game, strategy, report)
-            if version.pk not in entered:
-                entrant_join(competition=competition, bot_version=version)
+        _enter_bots(competition, members, SWISS_BOTS, report)
         competition = competition_start(competition=competition)
+    return competition
+
+
+def _enter_bots(competition: Competition, members: list[Player], count: int, report: DemoReport) -> None:
+    """``count`` bots, each member's of each built-in strategy in turn."""
+    entered = set(competition.entrants.values_list("bot_version_id", flat=True))
+    for owner, strategy in islice(product(members, strategies(competition.game)), count):
+        version = _bot_version(owner, competition.game, strategy, report)
+        if version.pk not in entered:
+            entrant_join(competition=competition, bot_version=version)
+
+
+def _cup(
+    spec: DemoCompetition,
+    bots: int,
+    club: Club,
+    organiser: Player,
+    members: list[Player],
+    report: DemoReport,
+    **settings: Any,
+) -> Competition:
+    """A single elimination of bots seeded by rating, entered now and started once the leagues are played."""
+    competition = _created(
+        spec,
+        club,
+        organiser,
+        report,
+        format=Competition.Format.SINGLE_ELIMINATION,
+        players_per_match=spec.players_per_match,
+        games_per_match=spec.games_per_match,
+        seeding=Competition.Seeding.RATING,
+        **settings,
+    )
+    if competition.status == Competition.Status.OPEN:
+        _enter_bots(competition, members, bots, report)
+    return competition
+
+
+def _started(competition: Competition) -> Competition:
+    if competition.status == Competition.Status.OPEN:
+        return competition_start(competition=competition)
     return competition
 
 

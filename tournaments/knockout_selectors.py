@@ -19,6 +19,13 @@ def is_knockout(competition: Competition) -> bool:
     return competition.format in KNOCKOUTS
 
 
+def best_of(competition: Competition) -> bool:
+    """Whether the competition's matches end once decided (engine.match.decided_early): a knockout's at tables
+    of two, where games_per_match is a best-of-N. At bigger tables every place at the table counts, so all
+    N games are played."""
+    return is_knockout(competition) and competition.players_per_match == 2
+
+
 def knockout_settings(competition: Competition) -> Settings:
     return Settings(
         table_size=competition.players_per_match,

@@ -12,6 +12,8 @@ from django.test import Client
 from engine.bots import bot_names
 from league.models import Membership
 from tournaments.demo import (
+    BANTER_CUP,
+    BANTER_CUP_BOTS,
     CHALLENGE_LADDER,
     COMPETITIONS,
     DEMO_PASSWORD,
@@ -19,13 +21,17 @@ from tournaments.demo import (
     DUPLICATE,
     LADDER_CHALLENGES,
     LIVE_COMPETITION,
+    PUNK_CUP,
+    PUNK_CUP_BOTS,
     RATING_LADDER,
     RATING_LADDER_FIRST_ROUNDS,
     SEPARATION,
     SWISS,
     SWISS_BOTS,
+    SWISS_CUT,
     demo_counts,
 )
+from tournaments.knockout_selectors import bracket_view
 from tournaments.models import Challenge, Competition, Game, Match, MatchParticipant, Standing
 from tournaments.services.separation import separation_report
 
@@ -137,6 +143,29 @@ def test_load_demo_holds_a_played_swiss_with_a_bye_a_round() -> None:
     for round_ in swiss.rounds.all():
         seated = set(MatchParticipant.objects.filter(match__round=round_).values_list("entrant_id", flat=True))
         assert len(seated) == SWISS_BOTS - 1
+
+
+def test_load_demo_holds_played_knockouts_with_their_brackets_and_the_swiss_s_cut(client: Client) -> None:
+    load()
+    swiss = Competition.objects.get(name=SWISS.name)
+    cut = swiss.next_stage
+    assert cut is not None and cut.format == "double_elimination" and cut.seeded_from == swiss
+    assert cut.entrants.count() == SWISS_CUT
+    banter = Competition.objects.get(name=BANTER_CUP.name)
+    punk = Competition.objects.get(name=PUNK_CUP.name)
+    assert client.login(username=DEMO_USERNAME, password=DEMO_PASSWORD)
+    for competition, entrants in ((cut, SWISS_CUT), (banter, BANTER_CUP_BOTS), (punk, PUNK_CUP_BOTS)):
+        assert competition.status == Competition.Status.FINISHED
+        view = bracket_view(competition)
+        assert view.finished and len(view.places) == entrants and view.places[0][0] == 1
+        page = client.get(f"/admin/tournaments/competition/{competition.pk}/change/")
+        assert page.status_code == 200
+        assert view.places[0][1].name in page.content.decode()
+    # Six in the Banter cup: its top two seeds sat round 1 out, and the losing semi-finalists played for third.
+    first = bracket_view(banter).rounds[0]
+    assert [e.seed for _, byes in first.byes for e in byes] == [1, 2]
+    assert [t.side for t in bracket_view(banter).rounds[-1].tables] == ["final", "third_place"]
+    assert [len(r.tables) for r in bracket_view(punk).rounds] == [2, 1]
 
 
 def test_load_demo_holds_a_duplicate_deal_round_robin_and_a_decided_play_to_separation() -> None:

@@ -10,12 +10,16 @@ from typing import Any
 
 import pytest
 
+from engine.match import GamePlayed, decided_early
+from engine.record import Record
 from league.models import Membership
 from tests.factories import BotFactory, BotVersionFactory, ClubFactory, MembershipFactory, PlayerFactory
 from tests.league.test_api_support import client_for
 from tests.tournaments.test_swiss_competitions import play_seats, tables_by_round
+from tests.tournaments.transcript_support import table_record, transcript_match
 from tournaments.knockout import Played, Settings, bracket
-from tournaments.models import Competition, Entrant, Match, Round
+from tournaments.models import Competition, Entrant, Game, Match, Round
+from tournaments.services.transcripts import transcript_confirm, transcript_submit
 
 pytestmark = pytest.mark.django_db
 
@@ -80,7 +84,7 @@ def test_a_single_elimination_of_six_gives_the_top_seeds_byes_and_plays_down_to_
     assert [sorted(seeds[e] for e in t) for t in rounds[1]] == [[3, 6], [4, 5]]
     assert len(rounds) == 3 and len(rounds[3]) == 2  # the final and the third-place match
     for match in Match.objects.filter(competition=competition):
-        assert match.games.count() == 3  # best of three
+        assert_best_of(match, 3)
     body = organiser.get(f"/api/tournaments/{competition.pk}/bracket/").json()
     assert body["finished"] is True
     assert [b["side_name"] for b in body["rounds"][0]["byes"]] == ["Upper bracket"]
@@ -99,6 +103,58 @@ def test_a_single_elimination_of_six_gives_the_top_seeds_byes_and_plays_down_to_
     # Rounds list each round's byes from the bracket, not those already out.
     listed = organiser.get(f"/api/tournaments/{competition.pk}/rounds/").json()["results"]
     assert [sorted(seeds[e] for e in r["byes"]) for r in listed] == [[1, 2], [], []]
+
+
+def assert_best_of(match: Match, games: int) -> None:
+    """The match played its games up to the first point where one side could no longer be caught."""
+    index = {p.entrant_id: p.seat for p in match.participants.all()}
+    stored = [
+        GamePlayed(g.number, tuple(index[e] for e in g.seating), Record.from_dict(g.record))
+        for g in Game.objects.filter(match=match).order_by("number")
+    ]
+    assert [g.number for g in stored] == list(range(len(stored)))
+    decided = [decided_early(stored[:n], participants=2, games=games, duplicate=False) for n in range(1, len(stored))]
+    assert not any(decided), "a game was played after the match was decided"
+    assert len(stored) == games or decided_early(stored, participants=2, games=games, duplicate=False)
+
+
+def test_a_best_of_five_between_a_person_and_a_bot_at_a_live_table_stops_once_decided(
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    # War deals and plays itself: the match is over as soon as it is dealt, game after game.
+    competition, organiser = knockout(bots=1, people=1, games_per_match=5)
+    assert start(competition, organiser, django_capture_on_commit_callbacks).status_code == 200
+    match = Match.objects.get(competition=competition)
+    assert match.status == Match.Status.DONE
+    assert 3 <= match.games.count() <= 5
+    assert_best_of(match, 5)
+
+
+def test_a_best_of_three_from_transcripts_is_recorded_once_two_games_decide_it(
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    match, players = transcript_match("war", games=3)
+    Competition.objects.filter(pk=match.competition_id).update(format="single_elimination")
+    for participant in match.participants.all():
+        Entrant.objects.filter(pk=participant.entrant_id).update(seed=participant.seat + 1)
+    match.refresh_from_db()
+    # Deals (seeds) under which the first participant wins game 0 (from seat 0) and game 1 (from seat 1).
+    wins = {0: [], 1: []}
+    for seed in range(1, 60):
+        ranks = table_record(match, 0, seed=seed)["result"]["ranks"]
+        wins[0 if ranks[0] < ranks[1] else 1].append(seed)
+    for number, seed in ((0, wins[0][0]), (1, wins[1][0])):
+        with django_capture_on_commit_callbacks(execute=True):
+            transcript = transcript_submit(
+                match=match, player=players[0], game_number=number, record=table_record(match, number, seed=seed)
+            )
+        with django_capture_on_commit_callbacks(execute=True):
+            transcript_confirm(transcript=transcript, player=players[1])
+    match.refresh_from_db()
+    assert match.status == Match.Status.DONE
+    assert match.games.count() == 2
+    first = match.participants.get(seat=0)
+    assert first.rank == 1
 
 
 def test_seeds_by_hand_and_by_the_standings_of_another_competition(django_capture_on_commit_callbacks: Any) -> None:

@@ -7,19 +7,23 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from datetime import timedelta
 from fractions import Fraction
 from itertools import combinations
 from typing import Any
 
 import pytest
+from django.utils import timezone
 
 from league.models import Membership
 from tests.factories import BotFactory, BotVersionFactory, ClubFactory, MembershipFactory, PlayerFactory
 from tests.league.test_api_support import client_for
 from tournaments.live_selectors import Viewer, live_table, table_snapshot
 from tournaments.models import Competition, Entrant, Match, MatchParticipant, Round, Standing, units_per_point
-from tournaments.services.live import live_match_record_if_over, live_move
+from tournaments.services.live import live_clocks_enforce, live_match_record_if_over, live_move
 from tournaments.services.live_bots import live_bots_play
+from tournaments.swiss_standings import no_shows, swiss_tiebreaks
+from tournaments.swiss_tiebreaks import Result, tiebreaks
 
 pytestmark = pytest.mark.django_db
 
@@ -208,3 +212,49 @@ def test_the_standings_rank_by_points_then_the_swiss_tiebreaks_in_the_api_and_th
     page = admin_client.get(f"/admin/tournaments/competition/{competition.pk}/change/")
     assert page.status_code == 200
     assert b"Buchholz cut 1" in page.content and b"Sonneborn-Berger" in page.content
+
+
+def test_a_person_who_never_comes_to_the_table_is_a_forfeit_in_the_tiebreaks(
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    competition, organiser = swiss(game="1923", bots=2, people=2, options={"mode": "set"}, round_count=1)
+    start_and_play(competition, organiser, django_capture_on_commit_callbacks)
+    people = list(Entrant.objects.filter(competition=competition, player__isnull=False).order_by("id"))
+    came, absent = people
+    match_of = {
+        p.entrant_id: p.match
+        for p in MatchParticipant.objects.filter(match__competition=competition, entrant__in=people)
+    }
+    seats = {p.seat: came.player for p in match_of[came.pk].participants.all() if p.entrant_id == came.pk}
+    with django_capture_on_commit_callbacks(execute=True):
+        play_seats(match_of[came.pk], seats)
+        # The other person never moves: past the clock the referee forfeits each game it waits on them.
+        while Match.objects.get(pk=match_of[absent.pk].pk).status == Match.Status.LIVE:
+            match = match_of[absent.pk]
+            if not live_bots_play(match_id=match.pk):
+                live_clocks_enforce(now=timezone.now() + timedelta(hours=2))
+    assert no_shows(competition) == {(match_of[absent.pk].pk, absent.pk)}
+    opponent = next(p.entrant_id for p in match_of[absent.pk].participants.all() if p.entrant_id != absent.pk)
+    figures = swiss_tiebreaks(competition)
+    per_point = units_per_point(2)
+    results = []
+    for participant in MatchParticipant.objects.filter(match__competition=competition):
+        others = tuple(
+            p.entrant_id for p in participant.match.participants.all() if p.entrant_id != participant.entrant_id
+        )
+        results.append(
+            Result(
+                round=1,
+                entrant=participant.entrant_id,
+                opponents=others,
+                points=Fraction(participant.match_units, per_point),
+                forfeit_loss=participant.entrant_id == absent.pk,
+                forfeit_win=participant.entrant_id == opponent,
+            )
+        )
+    assert figures == tiebreaks(results, bye_points=Fraction(1), rounds=1)
+    # Counted as a game played, the no-show would give its opponent a different Buchholz.
+    as_played = tiebreaks(
+        [Result(r.round, r.entrant, r.opponents, r.points) for r in results], bye_points=Fraction(1), rounds=1
+    )
+    assert figures[opponent] != as_played[opponent] or figures[absent.pk] != as_played[absent.pk]

@@ -62,6 +62,10 @@ class TableSerializer(serializers.Serializer[Any]):
     status = serializers.CharField()
     version = serializers.IntegerField(help_text="grows with every applied step and every change of the table")
     games = serializers.IntegerField()
+    best_of = serializers.BooleanField(
+        help_text="the match ends once one side cannot be caught (a knockout at a table of two): games is then "
+        "an upper bound"
+    )
     game_number = serializers.IntegerField(allow_null=True)
     seat = serializers.IntegerField(allow_null=True, help_text="the viewer's seat in this game; null: spectator")
     seats = TableSeatSerializer(many=True)

@@ -36,6 +36,7 @@ from tournaments.services.live_tables import (
     announce_change,
     bump_version,
     lock_live_match,
+    match_games_over,
     seat_deadline,
     settle,
 )
@@ -86,7 +87,7 @@ def live_match_record_if_over(*, match_id: int) -> bool:
         table = context.table
         if context.match.status != Match.Status.LIVE or table is None or table.finished_at is None:
             return False
-        if table.number + 1 < context.competition.games_per_match:
+        if not match_games_over(context, table):
             return False
         _record(context)
         return True

@@ -20,9 +20,11 @@ from django.http import Http404
 
 from config.background import enqueue_on_commit
 from engine.games import get_game, seats_for
-from engine.match import deal_number, game_seed, seating_for
+from engine.match import GamePlayed, deal_number, decided_early, game_seed, seating_for
+from engine.record import Record
 from engine.referee import LiveGame
 from tournaments.errors import Conflict
+from tournaments.knockout_selectors import best_of
 from tournaments.live_events import publish_change
 from tournaments.models import Competition, LiveTable, Match, MatchParticipant
 from tournaments.services.statements import instance_from_row, select_columns, sql_cursor
@@ -217,10 +219,9 @@ def settle(context: LiveContext, table: LiveTable, game: LiveGame, now: datetime
         table.finished_at = now
         table.deadline = None
         _save_table(table)
-        number = table.number + 1
-        if number >= context.competition.games_per_match:
+        if match_games_over(context, table):
             return None
-        table, game = open_game(context, number, now)
+        table, game = open_game(context, table.number + 1, now)
     table.game = game.dumps()
     people = context.people_seats(table)
     # Bots keep their own clocks on the workers; the beat looks only for people out of time.
@@ -228,6 +229,23 @@ def settle(context: LiveContext, table: LiveTable, game: LiveGame, now: datetime
     table.deadline = min(times) if times else None
     _save_table(table)
     return table, game
+
+
+def match_games_over(context: LiveContext, last: LiveTable) -> bool:
+    """Whether the match plays no game after ``last`` (just finished): its last game, or a best-of-N decided."""
+    competition = context.competition
+    if last.number + 1 >= competition.games_per_match:
+        return True
+    if not best_of(competition):
+        return False
+    finished = LiveTable.objects.filter(match=context.match, finished_at__isnull=False).order_by("number")
+    played = [GamePlayed(t.number, tuple(t.seating), Record.from_dict(t.record)) for t in finished]
+    return decided_early(
+        played,
+        participants=len(context.participants),
+        games=competition.games_per_match,
+        duplicate=competition.duplicate_deals,
+    )
 
 
 def seat_deadline(competition: Competition, table: LiveTable, seat: int) -> datetime:

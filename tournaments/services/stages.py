@@ -7,6 +7,7 @@ is made exactly once (``next_stage`` is one to one), with the stage's final stan
 
 from __future__ import annotations
 
+from engine.rng import derive_seed
 from tournaments.models import Competition, Entrant
 from tournaments.selectors import competition_standings
 
@@ -26,6 +27,8 @@ def stage_cut(competition_id: int) -> Competition | None:
         name=f"{stage.name}: {Competition.Format(stage.cut_format).label.lower()}"[:120],
         game=stage.game,
         options=stage.options,
+        # From the stage's seed, so a stage of bots replays with its knockout.
+        seed=derive_seed(stage.seed, "next stage"),
         kind=stage.kind,
         format=stage.cut_format,
         players_per_match=stage.players_per_match,

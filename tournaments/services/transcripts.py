@@ -26,6 +26,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import timedelta
+from itertools import takewhile
 from typing import Any
 
 from django.conf import settings
@@ -37,11 +38,12 @@ from django.utils import timezone
 from config.background import enqueue_on_commit, queue_lost_some, send_now
 from engine.errors import EngineError
 from engine.games import Game, get_game, seats_for
-from engine.match import GamePlayed, match_result, seating_for
+from engine.match import GamePlayed, decided_early, match_result, seating_for
 from engine.record import Record
 from engine.verify import ReplayError, replay, verify
 from league.models import Membership, Player
 from tournaments.errors import Conflict
+from tournaments.knockout_selectors import best_of
 from tournaments.models import (
     Competition,
     Match,
@@ -457,18 +459,28 @@ def _accept(match: Match, transcript: Transcript, *, actor: Player, action: str,
 
 
 def _record_if_complete(match: Match) -> None:
-    """When every game has an accepted transcript, record the match as the workers record a bot match."""
+    """When every game has an accepted transcript (or, in a best-of-N, the games so far decide the match),
+    record the match as the workers record a bot match."""
     competition = match.competition
     accepted = {t.game_number: t for t in match.transcripts.filter(status=Status.ACCEPTED).order_by("game_number")}
-    if len(accepted) < competition.games_per_match:
+    games = competition.games_per_match
+    # Games 0, 1, ... with an accepted transcript, up to the first without one.
+    in_order = list(takewhile(accepted.__contains__, range(games)))
+    early = best_of(competition)
+    if len(in_order) < games and not early:
         return
     people = MatchParticipant.objects.filter(match=match).count()
-    played = []
-    for number in range(competition.games_per_match):
+    played: list[GamePlayed] = []
+    for number in in_order:
         record, reason = judge(competition=competition, people=people, game_number=number, raw=accepted[number].record)
         if record is None:  # pragma: no cover - it was verified with the same checks
             raise TranscriptConflict(f"game {number}'s transcript no longer verifies: {reason}")
         played.append(GamePlayed(number, seating_for(number, people, record.players), record))
+        if early and decided_early(played, participants=people, games=games, duplicate=False):
+            break
+    else:
+        if len(played) < games:
+            return
     recorded = match_record_result(match=match, result=match_result(played, participants=people))
     if recorded.status != Match.Status.DONE:  # pragma: no cover - the match row is locked and live
         raise TranscriptConflict(f"the match could not be recorded: it is {recorded.status}")

@@ -299,8 +299,12 @@
   function renderGames() {
     const games = table.games || 1;
     const number = (table.game_number || 0) + 1;
-    $("game-number").textContent = table.status === "done" ? `All ${games} game${games === 1 ? "" : "s"} played.`
-      : `Game ${number} of ${games}.`;
+    const played = (table.finished_games || []).length;
+    // A best-of-N stops once decided, so "of N" is an upper bound there.
+    const of = table.best_of ? `of at most ${games} (best of ${games})` : `of ${games}`;
+    $("game-number").textContent = table.status !== "done" ? `Game ${number} ${of}.`
+      : table.best_of && played < games ? `Decided after ${played} game${played === 1 ? "" : "s"}.`
+      : `All ${games} game${games === 1 ? "" : "s"} played.`;
     $("finished").replaceChildren(...(table.finished_games || []).map((game) =>
       el("li", { dataset: { game: game.number } }, describeResult(game))));
   }
