@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup sandbox browser charts run demo test drill fuzz lint typecheck bench bench-api bench-service bench-ladder bench-live bench-swiss bench-bots bench-war bench-1923 bench-banter bench-punk bench-sprt clean
+.PHONY: setup sandbox browser charts run demo test drill fuzz lint typecheck bench bench-api bench-service bench-ladder bench-live bench-swiss bench-knockout bench-bots bench-war bench-1923 bench-banter bench-punk bench-sprt clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -132,6 +132,10 @@ bench-live: setup
 ## Swiss pairing's time mid-tournament, 128 and 1,024 entrants at 2- and 4-player tables (pure, no database).
 bench-swiss: setup
 	$(PY) -m tournaments.bench_swiss
+
+## Knockouts: replaying a whole bracket of 1,024 from its results (docs/performance.md).
+bench-knockout: setup
+	$(PY) -m tournaments.bench_knockout
 
 ## Sandboxed bots: start time and per-move overhead against an in-process bot (docs/performance.md).
 bench-bots: setup
