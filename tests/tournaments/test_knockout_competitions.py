@@ -335,3 +335,19 @@ def test_a_stage_with_fewer_entrants_than_its_cut_does_not_start(django_capture_
 def test_the_bracket_is_a_404_for_other_formats() -> None:
     competition, organiser = knockout(bots=2, format="round_robin")
     assert organiser.get(f"/api/tournaments/{competition.pk}/bracket/").status_code == 404
+
+
+def test_knockout_settings_change_while_entries_are_open_and_are_checked_again(
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    competition, organiser = knockout(bots=4)
+    url = f"/api/tournaments/{competition.pk}/"
+    changed = organiser.patch(url, {"third_place": True, "seeding": "rating"}, format="json")
+    assert changed.status_code == 200, changed.json()
+    assert (changed.json()["third_place"], changed.json()["seeding"]) == (True, "rating")
+    refused = organiser.patch(url, {"advance_count": 2}, format="json")
+    assert refused.status_code == 400 and "advance_count" in refused.json()
+    assert Competition.objects.get(pk=competition.pk).advance_count == 1  # nothing half-saved
+    assert start(competition, organiser, django_capture_on_commit_callbacks).status_code == 200
+    late = organiser.patch(url, {"third_place": False}, format="json")
+    assert late.status_code == 400 and "only while entries are open" in late.json()["third_place"][0]

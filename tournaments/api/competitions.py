@@ -82,7 +82,8 @@ class CompetitionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, views
         data.is_valid(raise_exception=True)
         changes: dict[str, Any] = dict(data.validated_data)
         changes.setdefault("max_entrants", UNCHANGED)
-        changes.setdefault("ladder_rounds", UNCHANGED)
+        for maybe_null in ("ladder_rounds", "seeded_from", "cut_to"):
+            changes.setdefault(maybe_null, UNCHANGED)
         return self._shown(competition_update(competition=competition, **changes))
 
     @extend_schema(request=CompetitionStartSerializer, responses=CompetitionSerializer)

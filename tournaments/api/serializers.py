@@ -233,6 +233,18 @@ class CompetitionUpdateSerializer(JSONInput[Competition]):
         required=False,
         help_text="members of the club who confirm transcripts and settle disputes; replaces the list",
     )
+    advance_count = serializers.IntegerField(min_value=1, max_value=11, required=False, help_text="while open")
+    third_place = serializers.BooleanField(required=False, help_text="while open")
+    seeding = serializers.ChoiceField(choices=Competition.Seeding.choices, required=False, help_text="while open")
+    seeded_from = serializers.PrimaryKeyRelatedField(
+        queryset=Competition.objects.all(), required=False, allow_null=True, help_text="while open"
+    )
+    cut_to = serializers.IntegerField(
+        min_value=2, max_value=1024, required=False, allow_null=True, help_text="while open"
+    )
+    cut_format = serializers.ChoiceField(
+        choices=["", "single_elimination", "double_elimination"], required=False, help_text="while open"
+    )
 
 
 class CompetitionStartSerializer(JSONInput[Competition]):

@@ -480,6 +480,12 @@ def competition_update(
     challenge_days: int | None = None,
     ladder_rounds: int | Unchanged | None = UNCHANGED,
     duplicate_deals: bool | None = None,
+    advance_count: int | None = None,
+    third_place: bool | None = None,
+    seeding: str | None = None,
+    seeded_from: Competition | Unchanged | None = UNCHANGED,
+    cut_to: int | Unchanged | None = UNCHANGED,
+    cut_format: str | None = None,
 ) -> Competition:
     """Rename a competition, show or hide its live tables, and name its referees at any time; its rules,
     size and clocks only while entries are open (a live table's deadlines are set by the clocks it began with).
@@ -498,6 +504,12 @@ def competition_update(
             "move_seconds": move_seconds is not None,
             "game_seconds": game_seconds is not None,
             "duplicate_deals": duplicate_deals is not None,
+            "advance_count": advance_count is not None,
+            "third_place": third_place is not None,
+            "seeding": seeding is not None,
+            "seeded_from": seeded_from is not UNCHANGED,
+            "cut_to": cut_to is not UNCHANGED,
+            "cut_format": cut_format is not None,
         }
         if locked.status != Competition.Status.OPEN:
             closed = {
@@ -528,13 +540,34 @@ def competition_update(
             ("duplicate_deals", duplicate_deals),
             ("challenge_reach", challenge_reach),
             ("challenge_days", challenge_days),
+            ("advance_count", advance_count),
+            ("third_place", third_place),
+            ("seeding", seeding),
+            ("cut_format", cut_format),
         ):
             if value is not None:
                 setattr(locked, field, value)
                 changed.append(field)
-        if not isinstance(ladder_rounds, Unchanged):
-            locked.ladder_rounds = ladder_rounds
-            changed.append("ladder_rounds")
+        for field, maybe in (("ladder_rounds", ladder_rounds), ("seeded_from", seeded_from), ("cut_to", cut_to)):
+            if not isinstance(maybe, Unchanged):
+                setattr(locked, field, maybe)
+                changed.append(field)
+        knockout_errors = _knockout_setting_errors(
+            KnockoutChoice(
+                locked.format,
+                locked.players_per_match,
+                locked.advance_count,
+                locked.third_place,
+                locked.cut_to,
+                locked.cut_format,
+            ),
+            club=locked.club,
+            game=locked.game,
+            seeding=locked.seeding,
+            seeded_from=locked.seeded_from,
+        )
+        if knockout_errors:
+            raise ValidationError(knockout_errors)
         _check_play_settings(locked)
         ladder_errors = _ladder_setting_errors(
             locked.format, locked.players_per_match, locked.challenge_reach, locked.challenge_days, locked.ladder_rounds
