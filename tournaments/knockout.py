@@ -143,7 +143,9 @@ def settings_errors(settings: Settings) -> dict[str, str]:
         )
     elif settings.double and k != 1:
         errors["advance_count"] = "a double elimination sends one entrant on from each table"
-    if settings.third_place and p != 2:
+    if settings.third_place and settings.double:
+        errors["third_place"] = "a double elimination places its third in the lower bracket: no third-place match"
+    elif settings.third_place and p != 2:
         errors["third_place"] = (
             f"a third-place match is for tables of two; at tables of {p} the final table places everyone on it"
         )
@@ -195,6 +197,8 @@ class _Replay:
         for number in range(1, len(played) + 2):
             plan = self._plan(number)
             if plan is None:
+                if number <= len(played):
+                    raise KnockoutError(f"the bracket finished after round {number - 1}; results came for {number}")
                 self.finished = True
                 break
             if number > len(played):
@@ -334,7 +338,10 @@ class _Replay:
         rest: list[tuple[int, Fraction, int, int]] = []
         for table, outcome in own:
             score_of = dict(zip(outcome.entrants, outcome.scores, strict=False))
-            for rank, entrant in enumerate(table.order[len(table.advanced) :], start=len(table.advanced) + 1):
+            # The match rank (an unplayed table's is its seed order), as the wildcards' order says.
+            rank_of = dict(zip(outcome.entrants, outcome.ranks, strict=True)) if outcome.ranks else {}
+            for place, entrant in enumerate(table.order[len(table.advanced) :], start=len(table.advanced) + 1):
+                rank = rank_of.get(entrant, place)
                 rest.append((rank, -score_of.get(entrant, Fraction(0)), self.seed_of[entrant], entrant))
         rest.sort()
         return tuple(e for *_, e in rest[:short]), tuple(e for *_, e in rest[short:])

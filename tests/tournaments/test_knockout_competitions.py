@@ -283,6 +283,7 @@ def test_a_swiss_stage_cuts_to_its_best_four_for_a_knockout(django_capture_on_co
         ({"format": "single_elimination", "players_per_match": 4, "game": "punk", "advance_count": 3}, "advance_count"),
         ({"format": "double_elimination", "players_per_match": 4, "game": "punk", "advance_count": 2}, "advance_count"),
         ({"format": "single_elimination", "players_per_match": 4, "game": "punk", "third_place": True}, "third_place"),
+        ({"format": "double_elimination", "third_place": True}, "third_place"),
         ({"format": "round_robin", "advance_count": 2}, "advance_count"),
         ({"format": "round_robin", "seeding": "rating"}, "seeding"),
         ({"format": "single_elimination", "seeding": "standings"}, "seeded_from"),
