@@ -15,7 +15,7 @@ from rest_framework.test import APIClient
 
 from tests.e2e.conftest import wait_for
 from tests.e2e.test_challenge_ladder import ok, signed_up
-from tests.e2e.test_swiss import _rounds, my_live_match, play_my_seat, swiss_status
+from tests.e2e.test_swiss import _rounds, play_until_finished, swiss_status
 from tests.league.test_api_support import results
 from tournaments.worker_processes import WorkerProcess
 
@@ -61,26 +61,7 @@ def test_a_knockout_of_bots_and_a_person_is_played_round_by_round_on_the_workers
     ok(nina.post(f"/api/tournaments/{competition}/entrants/", {"player": nina_id}, format="json"), 201)
     ok(olga.post(f"/api/tournaments/{competition}/start/", {}, format="json"))
 
-    rng = random.Random(players)
-    rounds_seen = 0
-    while swiss_status(competition) == "running":
-        rounds = _rounds(competition)
-        # Never more than one round ahead: the next is paired from the bracket when this one is over.
-        assert len(rounds) in (rounds_seen, rounds_seen + 1)
-        rounds_seen = len(rounds)
-        match = my_live_match(nina, competition)
-        if match is not None:
-            play_my_seat(nina, match, rng)
-        else:
-            wait_for(
-                lambda seen=rounds_seen: (
-                    swiss_status(competition) != "running"
-                    or my_live_match(nina, competition) is not None
-                    or len(_rounds(competition)) > seen
-                ),
-                timeout=90,
-                what="the next round or the end",
-            )
+    play_until_finished(nina, competition, random.Random(players))
     assert swiss_status(competition) == "finished"
     bracket = ok(APIClient().get(f"/api/tournaments/{competition}/bracket/"))
     assert bracket["finished"] is True

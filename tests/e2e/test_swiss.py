@@ -87,27 +87,7 @@ def test_a_swiss_of_bots_and_a_person_is_paired_round_by_round_on_the_workers(
     ok(nina.post(f"/api/tournaments/{competition}/entrants/", {"player": nina_id}, format="json"), 201)
     ok(olga.post(f"/api/tournaments/{competition}/start/", {}, format="json"))
 
-    rng = random.Random(players)
-    rounds_seen = 0
-    while swiss_status(competition) == "running":
-        rounds = ok(APIClient().get(f"/api/tournaments/{competition}/rounds/"))
-        rounds = rounds["results"] if isinstance(rounds, dict) else rounds
-        # Never more than one round ahead: the next is paired only when this one is over.
-        assert len(rounds) == rounds_seen or len(rounds) == rounds_seen + 1
-        rounds_seen = len(rounds)
-        match = my_live_match(nina, competition)
-        if match is not None:
-            play_my_seat(nina, match, rng)
-        else:
-            wait_for(
-                lambda seen=rounds_seen: (
-                    swiss_status(competition) != "running"
-                    or my_live_match(nina, competition) is not None
-                    or len(_rounds(competition)) > seen
-                ),
-                timeout=90,
-                what="the next round or the end",
-            )
+    play_until_finished(nina, competition, random.Random(players))
     assert swiss_status(competition) == "finished"
     rounds = _rounds(competition)
     assert [r["number"] for r in rounds] == [1, 2, 3]
@@ -133,6 +113,29 @@ def test_a_swiss_of_bots_and_a_person_is_paired_round_by_round_on_the_workers(
     ]
     low, high = table[0]["score_interval"]
     assert 0 <= low <= (table[0]["score_rate"] or 0) <= high <= 1
+
+
+def play_until_finished(person: APIClient, competition: int, rng: random.Random) -> None:
+    """The person plays each live match of theirs as it comes, until the competition is over; meanwhile the
+    rounds are never more than one ahead: the next is paired only when this one is over."""
+    rounds_seen = 0
+    while swiss_status(competition) == "running":
+        rounds = _rounds(competition)
+        assert len(rounds) in (rounds_seen, rounds_seen + 1)
+        rounds_seen = len(rounds)
+        match = my_live_match(person, competition)
+        if match is not None:
+            play_my_seat(person, match, rng)
+        else:
+            wait_for(
+                lambda seen=rounds_seen: (
+                    swiss_status(competition) != "running"
+                    or my_live_match(person, competition) is not None
+                    or len(_rounds(competition)) > seen
+                ),
+                timeout=90,
+                what="the next round or the end",
+            )
 
 
 def _rounds(competition: int) -> list[dict[str, Any]]:

@@ -13,9 +13,9 @@ import pytest
 from engine.match import GamePlayed, decided_early
 from engine.record import Record
 from league.models import Membership
-from tests.factories import BotFactory, BotVersionFactory, ClubFactory, MembershipFactory, PlayerFactory
+from tests.factories import BotFactory, BotVersionFactory, ClubFactory, MembershipFactory
 from tests.league.test_api_support import client_for
-from tests.tournaments.test_swiss_competitions import play_seats, tables_by_round
+from tests.tournaments.test_swiss_competitions import play_seats, swiss, tables_by_round
 from tests.tournaments.transcript_support import table_record, transcript_match
 from tournaments.knockout import Played, Settings, bracket
 from tournaments.models import Competition, Entrant, Game, Match, Round
@@ -28,21 +28,7 @@ def knockout(
     game: str = "war", bots: int = 8, people: int = 0, format: str = "single_elimination", **settings: Any
 ) -> tuple[Competition, Any]:
     """A knockout created and entered through the API; the organiser's client."""
-    membership = MembershipFactory(role=Membership.Role.ORGANISER, club=ClubFactory())
-    organiser = client_for(membership.player.user)
-    body = {"club": membership.club.pk, "name": "Cup", "game": game, "format": format, **settings}
-    created = organiser.post("/api/tournaments/", body, format="json")
-    assert created.status_code == 201, created.json()
-    competition_id = created.json()["id"]
-    for _ in range(bots):
-        version = BotVersionFactory(bot=BotFactory(owner=membership.player, game=game))
-        joined = organiser.post(f"/api/tournaments/{competition_id}/entrants/", {"bot_version": version.pk})
-        assert joined.status_code == 201, joined.json()
-    for _ in range(people):
-        player = PlayerFactory()
-        MembershipFactory(club=membership.club, player=player)
-        assert organiser.post(f"/api/tournaments/{competition_id}/entrants/", {"player": player.pk}).status_code == 201
-    return Competition.objects.get(pk=competition_id), organiser
+    return swiss(game=game, bots=bots, people=people, format=format, **settings)
 
 
 def start(competition: Competition, organiser: Any, capture: Any, **body: Any) -> Any:

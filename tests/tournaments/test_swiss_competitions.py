@@ -29,7 +29,7 @@ pytestmark = pytest.mark.django_db
 
 
 def swiss(game: str = "war", bots: int = 8, people: int = 0, **settings: Any) -> tuple[Competition, Any]:
-    """A Swiss created, entered and started through the API; the organiser's client."""
+    """A Swiss (or the ``format`` in ``settings``) created and entered through the API; the organiser's client."""
     membership = MembershipFactory(role=Membership.Role.ORGANISER, club=ClubFactory())
     organiser = client_for(membership.player.user)
     body = {"club": membership.club.pk, "name": "Swiss", "game": game, "format": "swiss", **settings}
