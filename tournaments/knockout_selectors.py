@@ -51,6 +51,9 @@ def knockout_read(competition: Competition) -> KnockoutRead:
         .order_by("seed")
         .values_list("id", "seed", "name")
     )
+    if not seeded:
+        # Not started: no seeds, so no bracket yet.
+        return KnockoutRead(bracket=Bracket(rounds=(), places={}, finished=False), entrants={}, matches={})
     rows = (
         MatchParticipant.objects.filter(match__competition=competition)
         .order_by("match__round__number", "match__number", "seat")

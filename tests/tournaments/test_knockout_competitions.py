@@ -338,3 +338,11 @@ def test_knockout_settings_change_while_entries_are_open_and_are_checked_again(
     assert start(competition, organiser, django_capture_on_commit_callbacks).status_code == 200
     late = organiser.patch(url, {"third_place": False}, format="json")
     assert late.status_code == 400 and "only while entries are open" in late.json()["third_place"][0]
+
+
+def test_an_open_knockout_has_empty_standings_and_no_bracket_yet() -> None:
+    competition, organiser = knockout(bots=3)
+    standings = organiser.get(f"/api/tournaments/{competition.pk}/standings/")
+    assert standings.status_code == 200 and standings.json()["results"] == []
+    assert organiser.get(f"/api/tournaments/{competition.pk}/rounds/").json()["results"] == []
+    assert organiser.get(f"/api/tournaments/{competition.pk}/bracket/").status_code == 404
