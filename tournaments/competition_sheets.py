@@ -12,7 +12,7 @@ from typing import Any
 from league.ratings import DEFAULT_MU
 from tournaments.admin.figures import points_text
 from tournaments.models import Competition
-from tournaments.pairing import CHALLENGE_LADDER, RATING_LADDER, is_ladder
+from tournaments.pairing import CHALLENGE_LADDER, KNOCKOUTS, RATING_LADDER, is_ladder
 from tournaments.selectors import (
     RatingHistory,
     competition_standings,
@@ -70,6 +70,11 @@ def standings_order_note(competition: Competition, labels: list[str]) -> str:
         return "Ordered by place on the ladder; those who left follow, by " + ", then ".join(labels)
     if competition.format == RATING_LADDER:
         return "Ordered by rating (ordinal, μ − 3σ), highest first"
+    if competition.format in KNOCKOUTS:
+        return (
+            "Ordered by the place in the bracket (those still in first, then by the round they went out in), "
+            "then " + ", then ".join(labels)
+        )
     return "Ordered by " + ", then ".join(labels)
 
 

@@ -34,6 +34,7 @@ from tournaments.selectors import (
     match_breakdown,
 )
 from tournaments.services.separation import separation_page
+from tournaments.web.bracket_page import bracket_page
 
 #: What a page says of a competition whose game this server does not have.
 UNKNOWN_GAME_NOTE = "this server does not have that game (ENGINE_GAMES, docs/deploy.md)"
@@ -202,6 +203,7 @@ def competition_page(competition: Competition, *, may_run: bool) -> dict[str, An
         "can_add_entrants": competition.status == Competition.Status.OPEN and may_run,
         **ladder_page(competition),
         **separation_page(competition),
+        **bracket_page(competition),
     }
 
 

@@ -182,7 +182,7 @@ class CompetitionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, views
         competition = self.get_object()
         if not is_knockout(competition):
             raise NotFound("this competition is not a knockout: it has no bracket")
-        if competition.status == Competition.Status.OPEN:
+        if competition.started_at is None:
             raise NotFound("the bracket is drawn when the knockout starts")
         return Response(BracketSerializer(bracket_view(competition)).data)
 

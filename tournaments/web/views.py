@@ -22,6 +22,7 @@ from tournaments.ladder_selectors import challenge_ladder, challenge_lines, rati
 from tournaments.models import Competition, Match
 from tournaments.pairing import CHALLENGE_LADDER, RATING_LADDER
 from tournaments.services.separation import separation_page
+from tournaments.web.bracket_page import bracket_page
 
 
 class SignInView(ThrottledLoginView):
@@ -68,6 +69,8 @@ def competition_sheet(request: HttpRequest, competition_id: int) -> HttpResponse
         "missing_game": "",
         **ladder_sheet(competition),
         **separation_page(competition),
+        # Like the ladder's part, the bracket needs no game: it shows even where the game is missing.
+        **bracket_page(competition),
     }
     try:
         labels, lines = standings_lines(competition)
