@@ -70,18 +70,21 @@ def knockout_read(competition: Competition) -> KnockoutRead:
     for round_number in sorted(tables):
         by_number = tables[round_number]
         statuses = {n: matches[(round_number, n - 1)][1] for n in by_number}
-        if any(s not in Match.OVER for s in statuses.values()):
-            break  # the round is still being played: the bracket stops before it
-        played.append(
-            [_played(by_number[n], cancelled=statuses[n] == Match.Status.CANCELLED) for n in sorted(by_number)]
-        )
+        # A round still being played, or cancelled with its competition: the bracket stops before it, so no
+        # one is placed by results that were never played.
+        if any(s != Match.Status.DONE for s in statuses.values()):
+            break
+        played.append([_played(by_number[n]) for n in sorted(by_number)])
     state = bracket([entrant for entrant, _, _ in seeded], knockout_settings(competition), played)
     return KnockoutRead(bracket=state, entrants={e: (seed or 0, name) for e, seed, name in seeded}, matches=matches)
 
 
-def _played(seats: list[tuple[int, int | None, Fraction]], *, cancelled: bool) -> Played:
-    ranks = None if cancelled else tuple(rank or 0 for _, rank, _ in seats)
-    return Played(entrants=tuple(e for e, _, _ in seats), ranks=ranks, scores=tuple(score for _, _, score in seats))
+def _played(seats: list[tuple[int, int | None, Fraction]]) -> Played:
+    return Played(
+        entrants=tuple(e for e, _, _ in seats),
+        ranks=tuple(rank or 0 for _, rank, _ in seats),
+        scores=tuple(score for _, _, score in seats),
+    )
 
 
 def knockout_places(competition: Competition) -> dict[int, int]:

@@ -19,6 +19,8 @@ from tests.tournaments.test_swiss_competitions import play_seats, swiss, tables_
 from tests.tournaments.transcript_support import table_record, transcript_match
 from tournaments.knockout import Played, Settings, bracket
 from tournaments.models import Competition, Entrant, Game, Match, Round
+from tournaments.services.play import match_claim, match_simulate
+from tournaments.services.results import match_record_result
 from tournaments.services.transcripts import transcript_confirm, transcript_submit
 
 pytestmark = pytest.mark.django_db
@@ -346,3 +348,25 @@ def test_an_open_knockout_has_empty_standings_and_no_bracket_yet() -> None:
     assert standings.status_code == 200 and standings.json()["results"] == []
     assert organiser.get(f"/api/tournaments/{competition.pk}/rounds/").json()["results"] == []
     assert organiser.get(f"/api/tournaments/{competition.pk}/bracket/").status_code == 404
+
+
+@pytest.mark.parametrize("format", ["single_elimination", "swiss"])
+def test_a_match_still_playing_when_its_competition_is_cancelled_records_and_pairs_nothing(format: str) -> None:
+    competition, organiser = knockout(bots=4, format=format)
+    # Started without running the workers' tasks: every match of round 1 waits, and one is claimed.
+    assert organiser.post(f"/api/tournaments/{competition.pk}/start/", {}, format="json").status_code == 200
+    first, second = Match.objects.filter(competition=competition).order_by("number")
+    claimed = match_claim(match_id=first.pk)
+    assert claimed is not None
+    assert organiser.post(f"/api/tournaments/{competition.pk}/cancel/").status_code == 200
+    match_record_result(match=claimed, result=match_simulate(match=claimed))
+    assert Match.objects.get(pk=first.pk).status == Match.Status.DONE
+    assert Match.objects.get(pk=second.pk).status == Match.Status.CANCELLED
+    assert list(Round.objects.filter(competition=competition).values_list("number", flat=True)) == [1]
+    competition.refresh_from_db()
+    assert competition.status == Competition.Status.CANCELLED
+    if format == "single_elimination":
+        # The bracket stops at the cancelled round: nobody is placed by a match never played.
+        body = organiser.get(f"/api/tournaments/{competition.pk}/bracket/").json()
+        assert body["places"] == [] and body["finished"] is False
+        assert [r["played"] for r in body["rounds"]] == [False]

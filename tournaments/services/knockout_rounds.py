@@ -5,7 +5,8 @@ Called with the competition's lock held, like a Swiss's rounds (services/swiss_r
 start, and by recording when a round's last match is recorded. The bracket is replayed from the
 seeds and the stored results (tournaments/knockout.py), so a round is the same whichever worker
 records the match that ends the one before. A match in error holds the next round until an
-organiser retries it; a cancelled match's table is decided by seed.
+organiser retries it. Matches are cancelled only with their competition, and the bracket stops at
+the round that was cancelled (tournaments/knockout_selectors.py).
 """
 
 from __future__ import annotations
@@ -29,10 +30,8 @@ def knockout_next_round(competition: Competition, number: int) -> list[int]:
     if not round_over(competition, number - 1):
         return []
     upcoming = knockout_read(competition).bracket.next_round
-    if upcoming is None:
-        return []
-    if upcoming.number != number:
-        raise RuntimeError(f"the bracket's next round is {upcoming.number}, not {number}")
+    if upcoming is None or upcoming.number != number:
+        return []  # finished, or stopped at a round cancelled with the competition
     return rounds_create(competition, number, [[table.entrants for table in upcoming.tables]])
 
 

@@ -143,7 +143,9 @@ def _record(match: Match, result: MatchResult) -> Match:
             ranks = {seat.entrant_id: rank for seat, rank in zip(seats, result.ranks, strict=True)}
             challenge_settle_played(match_id=match.pk, ranks=ranks)
         # A round-by-round format's next round (a Swiss pairs it now): while it has one, it is not complete.
-        released = next_round_release_if_done(round_=match.round) if pairs_round_by_round(competition.format) else 0
+        # A match a worker was still playing when its competition was cancelled records, and pairs nothing.
+        pairs_next = pairs_round_by_round(competition.format) and locked.status == Competition.Status.RUNNING
+        released = next_round_release_if_done(round_=match.round) if pairs_next else 0
         # A ladder runs until it is cancelled (or a rating ladder reaches its last round, which its tick decides).
         finished = complete and not released and not is_ladder(competition.format)
         if finished and locked.status == Competition.Status.RUNNING:
