@@ -34,6 +34,12 @@ MAX_ENTRANTS = 100_000
 
 class CompetitionSerializer(serializers.ModelSerializer[Competition]):
     entrant_count = serializers.IntegerField(read_only=True)
+    #: Declared so that the schema's enum has the empty value a competition without a cut holds.
+    cut_format = serializers.ChoiceField(
+        choices=["", "single_elimination", "double_elimination"],
+        read_only=True,
+        help_text="the knockout a stage cuts to; empty for none",
+    )
     organisers = serializers.PrimaryKeyRelatedField[Player](many=True, read_only=True)
     referees = serializers.PrimaryKeyRelatedField[Player](many=True, read_only=True)
 
