@@ -18,7 +18,7 @@ from league.models import Player
 from tests.factories import BotFactory, BotVersionFactory, ClubFactory, UserFactory
 from tests.tournaments.test_admin import change_url, organiser_of
 from tournaments.knockout_selectors import BracketView, EntrantRef, SeatView, bracket_view
-from tournaments.models import Competition
+from tournaments.models import Competition, Match
 from tournaments.services.competitions import competition_create, competition_start, entrant_join
 
 pytestmark = pytest.mark.django_db
@@ -275,6 +275,17 @@ def test_a_round_being_played_shows_its_tables_by_seed_with_their_matches_status
         assert texts(html, "byes") == [f"Bye: {refs(view.seeds[:2])}"]
     assert texts(admin_html, "match") == [f"match {t.match_id} · pending" for t in round_.tables]
     assert texts(public_html, "match") == ["pending", "pending"]
+
+
+def test_a_live_table_links_to_its_watch_page_on_the_public_page(client: Client) -> None:
+    competition = knockout_of_bots(6, nullcontext)
+    first = competition.matches.order_by("number").first()
+    assert first is not None
+    # As a match with a person in it stands while it is played at a live table.
+    Match.objects.filter(pk=first.pk).update(status=Match.Status.LIVE)
+    public_html = client.get(reverse("play:competition", args=[competition.pk])).text
+    assert texts(public_html, "match") == ["live: watch", "pending"]
+    assert reverse("play:table", args=[first.pk]) in public_html
 
 
 # --- Not a knockout, or not started --------------------------------------------------------------------------
