@@ -408,6 +408,12 @@ def edit_data(competition: Competition, **overrides: Any) -> dict[str, Any]:
         "games_per_match": competition.games_per_match,
         "max_entrants": competition.max_entrants or "",
         "options": json.dumps(competition.options),
+        "advance_count": competition.advance_count,
+        "seeding": competition.seeding,
+        "seeded_from": competition.seeded_from_id or "",
+        "cut_to": competition.cut_to or "",
+        "cut_format": competition.cut_format,
+        **({"third_place": "on"} if competition.third_place else {}),
         "entrants-TOTAL_FORMS": competition.entrants.count(),
         "entrants-INITIAL_FORMS": competition.entrants.count(),
     }
@@ -433,6 +439,20 @@ def test_editing_an_open_competition_validates_options_and_saves_through_competi
         {"max_rounds": 500},
         5,
     )
+
+
+def test_editing_an_open_knockout_s_settings_goes_through_the_service_and_its_refusal_is_a_message(
+    boss: Client,
+) -> None:
+    competition = CompetitionFactory(format="single_elimination")
+    response = boss.post(change_url(competition), edit_data(competition, third_place="on", seeding="rating"))
+    assert response.status_code == 302
+    competition.refresh_from_db()
+    assert (competition.third_place, competition.seeding) == (True, "rating")
+    refused = boss.post(change_url(competition), edit_data(competition, advance_count=2), follow=True)
+    assert any("advance_count" in message for message in messages_of(refused)), messages_of(refused)
+    competition.refresh_from_db()
+    assert competition.advance_count == 1
 
 
 def test_a_refusal_only_the_service_knows_is_an_error_message_and_changes_nothing(boss: Client) -> None:

@@ -18,7 +18,13 @@ from tournaments.admin.actions import (
     retry_errored_matches,
     start_competitions,
 )
-from tournaments.admin.forms import RULE_FIELDS, CompetitionAddForm, CompetitionChangeForm
+from tournaments.admin.forms import (
+    KNOCKOUT_FIELDS,
+    RULE_FIELDS,
+    CompetitionAddForm,
+    CompetitionChangeForm,
+    knockout_changes,
+)
 from tournaments.admin.pages import competition_page, unknown_game_reported
 from tournaments.admin.scope import CompetitionPartAdmin, ReadOnlyInline, runs_competition
 from tournaments.admin.seeds import competition_seed_text
@@ -135,6 +141,7 @@ class CompetitionAdmin(CompetitionRunViews):
             return [(None, {"fields": [*CompetitionAddForm.Meta.fields[:-1], "organiser", "seed"]})]
         return [
             (None, {"fields": ["name", *RULE_FIELDS]}),
+            ("Knockout", {"fields": [*KNOCKOUT_FIELDS]}),
             ("Competition", {"fields": self.info_fields}),
         ]
 
@@ -144,7 +151,7 @@ class CompetitionAdmin(CompetitionRunViews):
         if obj.status == Competition.Status.OPEN:
             return list(self.info_fields)
         # Once the schedule exists its rules are fixed: only the name can still change.
-        return [*self.info_fields, *RULE_FIELDS]
+        return [*self.info_fields, *RULE_FIELDS, *KNOCKOUT_FIELDS]
 
     def save_model(
         self, request: HttpRequest, obj: Competition, form: forms.ModelForm[Competition], change: bool
@@ -158,6 +165,7 @@ class CompetitionAdmin(CompetitionRunViews):
                 options=data["options"] if "options" in changed else None,
                 games_per_match=data["games_per_match"] if "games_per_match" in changed else None,
                 max_entrants=data["max_entrants"] if "max_entrants" in changed else UNCHANGED,
+                **knockout_changes(data, changed),
             )
             return
         created = competition_create(

@@ -22,6 +22,13 @@ from tournaments.services.competitions import validate_ruleset
 
 #: The rules and size, which competition_update changes only while entries are open.
 RULE_FIELDS = ["games_per_match", "max_entrants", "options"]
+#: A knockout's settings, or those of the knockout a stage cuts to: also only while entries are open.
+KNOCKOUT_FIELDS = ["advance_count", "third_place", "seeding", "seeded_from", "cut_to", "cut_format"]
+
+
+def knockout_changes(data: dict[str, Any], changed: set[str]) -> dict[str, Any]:
+    """The knockout settings the change form changed, as competition_update takes them (the rest left out)."""
+    return {field: data[field] for field in KNOCKOUT_FIELDS if field in changed}
 
 
 def options_help() -> str:
@@ -78,12 +85,7 @@ class CompetitionAddForm(forms.ModelForm[Competition]):
             "game_seconds",
             "live_tables_public",
             # A knockout's, or those of the knockout a Swiss or round robin stage cuts to (docs/formats.md).
-            "advance_count",
-            "third_place",
-            "seeding",
-            "seeded_from",
-            "cut_to",
-            "cut_format",
+            *KNOCKOUT_FIELDS,
             "seed",
         ]
 
@@ -129,10 +131,13 @@ class CompetitionChangeForm(forms.ModelForm[Competition]):
 
     class Meta:
         model = Competition
-        fields = ["name", *RULE_FIELDS]
+        fields = ["name", *RULE_FIELDS, *KNOCKOUT_FIELDS]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        if "seeded_from" in self.fields:
+            others = Competition.objects.filter(club_id=self.instance.club_id).exclude(pk=self.instance.pk)
+            model_choice_field(self, "seeded_from").queryset = others
         if "games_per_match" in self.fields:
             self.fields["games_per_match"].validators += [MinValueValidator(1), MaxValueValidator(1000)]
 
