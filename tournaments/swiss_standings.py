@@ -26,9 +26,12 @@ SWISS_ORDER = (
 
 
 def no_shows(competition: Competition) -> set[tuple[int, int]]:
-    """(match, entrant) for each person who never came to a match: lost a game of it on time without taking a
-    single decision at its tables. Their rounds are forfeits in the tiebreaks (FIDE C.07 Article 16), not games
+    """(match, entrant) for each person who never came to a live match: lost a game of it on time without taking
+    a single decision at its tables. Their rounds are forfeits in the tiebreaks (FIDE C.07 Article 16), not games
     played. A bot that timed out, or a person who played and then ran out of time, played the match."""
+    if competition.people_play != Competition.PeoplePlay.LIVE:
+        # A transcript records the real table's play, not the server's clock: it has no no-shows to find.
+        return set()
     people_matches = MatchParticipant.objects.filter(
         match__competition=competition, match__status=Match.Status.DONE, entrant__player__isnull=False
     ).values_list("match_id", flat=True)

@@ -279,6 +279,7 @@ def test_a_swiss_stage_cuts_to_its_best_four_for_a_knockout(django_capture_on_co
         ({"format": "swiss", "cut_to": 4}, "cut_format"),
         ({"format": "swiss", "cut_to": 1, "cut_format": "single_elimination"}, "cut_to"),
         ({"format": "single_elimination", "cut_format": "knockout"}, "cut_format"),
+        ({"format": "swiss", "cut_to": 8, "cut_format": "single_elimination", "max_entrants": 6}, "cut_to"),
     ],
 )
 def test_knockout_settings_that_cannot_work_are_400s_naming_the_field(body: dict[str, Any], field: str) -> None:
@@ -336,6 +337,8 @@ def test_knockout_settings_change_while_entries_are_open_and_are_checked_again(
     assert (changed.json()["third_place"], changed.json()["seeding"]) == (True, "rating")
     refused = organiser.patch(url, {"advance_count": 2}, format="json")
     assert refused.status_code == 400 and "advance_count" in refused.json()
+    itself = organiser.patch(url, {"seeding": "standings", "seeded_from": competition.pk}, format="json")
+    assert itself.status_code == 400 and "its own standings" in itself.json()["seeded_from"][0]
     assert Competition.objects.get(pk=competition.pk).advance_count == 1  # nothing half-saved
     assert start(competition, organiser, django_capture_on_commit_callbacks).status_code == 200
     late = organiser.patch(url, {"third_place": False}, format="json")

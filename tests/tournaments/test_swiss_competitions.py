@@ -15,13 +15,26 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
+from engine.referee import LiveGame
 from league.models import Membership
 from tests.factories import BotFactory, BotVersionFactory, ClubFactory, MembershipFactory, PlayerFactory
 from tests.league.test_api_support import client_for
+from tests.tournaments.transcript_support import table_record, transcript_match
 from tournaments.live_selectors import Viewer, live_table, table_snapshot
-from tournaments.models import Competition, Entrant, Match, MatchParticipant, Round, Standing, units_per_point
+from tournaments.models import (
+    Competition,
+    Entrant,
+    Game,
+    Match,
+    MatchParticipant,
+    Round,
+    Standing,
+    Transcript,
+    units_per_point,
+)
 from tournaments.services.live import live_clocks_enforce, live_match_record_if_over, live_move
 from tournaments.services.live_bots import live_bots_play
+from tournaments.services.transcripts import transcript_confirm, transcript_submit
 from tournaments.swiss_standings import no_shows, swiss_tiebreaks
 from tournaments.swiss_tiebreaks import Result, tiebreaks
 
@@ -258,3 +271,32 @@ def test_a_person_who_never_comes_to_the_table_is_a_forfeit_in_the_tiebreaks(
         [Result(r.round, r.entrant, r.opponents, r.points) for r in results], bye_points=Fraction(1), rounds=1
     )
     assert figures[opponent] != as_played[opponent] or figures[absent.pk] != as_played[absent.pk]
+
+
+def test_a_person_who_played_with_real_cards_and_lost_on_time_is_not_a_no_show(
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    match, players = transcript_match("1923", games=1, options={"mode": "set"})
+    Competition.objects.filter(pk=match.competition_id).update(format="swiss", round_count=1)
+    raw = table_record(match, 0, seed=5)
+    # The table's game up to a few decisions, then the clock at the club table ran out for one who had decided.
+    game = LiveGame.start("1923", players=raw["players"], options=raw["options"], seed=raw["seed"], deal=raw["deal"])
+    acted: set[int] = set()
+    for number, step in enumerate(raw["actions"]):
+        seats = game.to_act()
+        if number >= 2 and acted & set(seats):
+            break
+        for seat, action in zip(seats, step, strict=True):
+            game.submit(seat, action)
+            acted.add(seat)
+    loser = next(seat for seat in game.to_act() if seat in acted)
+    game.forfeit_seat(loser, "timeout", "the clock at the club table ran out")
+    timed_out = game.record().to_dict()
+    record = {**raw, "actions": timed_out["actions"], "forfeit": timed_out["forfeit"], "result": timed_out["result"]}
+    with django_capture_on_commit_callbacks(execute=True):
+        transcript = transcript_submit(match=match, player=players[0], game_number=0, record=record)
+    with django_capture_on_commit_callbacks(execute=True):
+        transcript_confirm(transcript=Transcript.objects.get(pk=transcript.pk), player=players[1])
+    assert Match.objects.get(pk=match.pk).status == Match.Status.DONE
+    assert Game.objects.get(match=match).result["forfeit"]["cause"] == "timeout"
+    assert no_shows(match.competition) == set()

@@ -121,7 +121,7 @@ def competition_create(
     errors.update(_duplicate_errors(duplicate_deals, games_per_match, players_per_match, people_play))
     errors.update(
         _knockout_setting_errors(
-            KnockoutChoice(format, players_per_match, advance_count, third_place, cut_to, cut_format),
+            KnockoutChoice(format, players_per_match, advance_count, third_place, cut_to, cut_format, max_entrants),
             club=club,
             game=game,
             seeding=seeding,
@@ -216,6 +216,7 @@ class KnockoutChoice(NamedTuple):
     third_place: bool
     cut_to: int | None
     cut_format: str
+    max_entrants: int | None = None
 
 
 #: The formats that can be a first stage, cutting to a knockout.
@@ -257,6 +258,8 @@ def _cut_errors(choice: KnockoutChoice) -> dict[str, str]:
         return {"cut_format": f"choose the knockout to cut to: {', '.join(KNOCKOUTS)}"}
     if choice.cut_to is None or not choice.players_per_match <= choice.cut_to <= 1024:
         return {"cut_to": f"how many go on to the knockout: between {choice.players_per_match} and 1024"}
+    if choice.max_entrants is not None and choice.cut_to > choice.max_entrants:
+        return {"cut_to": f"more go on ({choice.cut_to}) than may enter (max_entrants {choice.max_entrants})"}
     return {}
 
 
@@ -560,12 +563,15 @@ def competition_update(
                 locked.third_place,
                 locked.cut_to,
                 locked.cut_format,
+                locked.max_entrants,
             ),
             club=locked.club,
             game=locked.game,
             seeding=locked.seeding,
             seeded_from=locked.seeded_from,
         )
+        if locked.seeded_from_id == locked.pk:
+            knockout_errors["seeded_from"] = "a competition cannot be seeded by its own standings"
         if knockout_errors:
             raise ValidationError(knockout_errors)
         _check_play_settings(locked)
