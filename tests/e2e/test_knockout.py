@@ -15,26 +15,11 @@ from rest_framework.test import APIClient
 
 from tests.e2e.conftest import wait_for
 from tests.e2e.test_challenge_ladder import ok, signed_up
-from tests.e2e.test_swiss import _rounds, play_until_finished, swiss_status
+from tests.e2e.test_swiss import _rounds, bots_entered, club_with_a_member, play_until_finished, swiss_status
 from tests.league.test_api_support import results
 from tournaments.worker_processes import WorkerProcess
 
 Start = Callable[..., WorkerProcess]
-
-
-def bots_entered(client: APIClient, competition: int, count: int, game: str = "1923") -> None:
-    for number in range(count):
-        bot = ok(client.post("/api/bots/", {"name": f"k{competition}-{number}", "game": game}, format="json"), 201)
-        version = ok(client.post(f"/api/bots/{bot['id']}/versions/", {"strategy": "random"}, format="json"), 201)
-        wait_for(
-            lambda b=bot["id"], n=version["number"]: (
-                client.get(f"/api/bots/{b}/versions/{n}/").json()["status"] == "ready"
-            ),
-            timeout=60,
-            what="the version's validation",
-        )
-        body = {"bot_version": version["id"]}
-        ok(client.post(f"/api/tournaments/{competition}/entrants/", body, format="json"), 201)
 
 
 @pytest.mark.parametrize(("format", "players", "bots"), [("single_elimination", 2, 5), ("double_elimination", 3, 5)])
@@ -42,11 +27,7 @@ def test_a_knockout_of_bots_and_a_person_is_played_round_by_round_on_the_workers
     workers: Start, format: str, players: int, bots: int
 ) -> None:
     workers(f"ko-{players}", beat=True, extra_env={"LIVE_CLOCK_SECONDS": "1"})
-    olga, _ = signed_up(f"kolga{players}", f"10.5.{players}.1")
-    club = ok(olga.post("/api/clubs/", {"name": "Cup club", "slug": f"cup{players}"}), 201)["id"]
-    code = ok(olga.post(f"/api/clubs/{club}/invitations/", {}, format="json"), 201)["code"]
-    nina, nina_id = signed_up(f"knina{players}", f"10.5.{players}.2")
-    ok(nina.post(f"/api/invitations/{code}/accept/"), 201)
+    olga, club, nina, nina_id = club_with_a_member(f"cup{players}", f"10.5.{players}")
     body: dict[str, Any] = {
         "club": club,
         "name": "Cup",
