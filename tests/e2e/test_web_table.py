@@ -495,3 +495,26 @@ def test_a_refused_move_is_explained_on_the_page(browser: Browser, site: str) ->
     assert "already chosen" in stale.locator("#refusal").inner_text()
     screenshot(stale, "refused-move")
     assert db_version(match) == 2
+
+
+def test_a_knockout_s_best_of_five_ends_once_decided_and_the_page_says_so(browser: Browser, site: str) -> None:
+    club = ClubFactory()
+    people = [person(club, "kora"), person(club, "kurt")]
+    competition = CompetitionFactory(
+        club=club, game="war", format="single_elimination", games_per_match=5, options=full_options("war", 2, {})
+    )
+    for player in people:
+        entrant_join(competition=competition, player=player)
+    competition_start(competition=competition)
+    match = Match.objects.get(competition=competition)
+    page = sign_in(browser, site, "kora")
+    page.goto(f"{site}/play/matches/{match.pk}/")
+    wait_for(lambda: Match.objects.get(pk=match.pk).status == Match.Status.DONE, timeout=30, what="the match")
+    played = match.games.count()
+    # War deals itself: a best of five is over once one side has three more wins than the other can reach.
+    assert 3 <= played <= 5
+    page.locator("#status", has_text="The match is over").wait_for()
+    expected = "All 5 games played." if played == 5 else f"Decided after {played} games."
+    page.locator("#game-number", has_text=expected).wait_for()
+    assert page.locator("#finished li").count() == played
+    screenshot(page, "best-of-five")
