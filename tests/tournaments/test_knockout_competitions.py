@@ -131,16 +131,22 @@ def test_a_best_of_three_from_transcripts_is_recorded_once_two_games_decide_it(
     for seed in range(1, 60):
         ranks = table_record(match, 0, seed=seed)["result"]["ranks"]
         wins[0 if ranks[0] < ranks[1] else 1].append(seed)
-    for number, seed in ((0, wins[0][0]), (1, wins[1][0])):
+    # Game 2's transcript comes in first, then the two games that decide the match.
+    for number, seed in ((2, wins[0][0]), (0, wins[0][0]), (1, wins[1][0])):
         with django_capture_on_commit_callbacks(execute=True):
             transcript = transcript_submit(
                 match=match, player=players[0], game_number=number, record=table_record(match, number, seed=seed)
             )
         with django_capture_on_commit_callbacks(execute=True):
             transcript_confirm(transcript=transcript, player=players[1])
+        if number == 2:
+            assert Match.objects.get(pk=match.pk).status == Match.Status.LIVE  # games 0 and 1 still to come
     match.refresh_from_db()
     assert match.status == Match.Status.DONE
     assert match.games.count() == 2
+    # The third game's transcript stood for a game the match never needed: voided, saying why.
+    late = match.transcripts.get(game_number=2)
+    assert (late.status, late.reason) == ("voided", "the match was decided after 2 games")
     first = match.participants.get(seat=0)
     assert first.rank == 1
 

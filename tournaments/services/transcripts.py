@@ -484,6 +484,12 @@ def _record_if_complete(match: Match) -> None:
     recorded = match_record_result(match=match, result=match_result(played, participants=people))
     if recorded.status != Match.Status.DONE:  # pragma: no cover - the match row is locked and live
         raise TranscriptConflict(f"the match could not be recorded: it is {recorded.status}")
+    if len(played) < games:
+        # A best-of-N decided early: transcripts of the games after it stand for nothing now.
+        later = match.transcripts.filter(game_number__gte=len(played), status__in=(*OPEN_STATUSES, Status.ACCEPTED))
+        for transcript in later.select_for_update(no_key=True).order_by("number"):
+            why = f"the match was decided after {len(played)} games"
+            _change(transcript, to=Status.VOIDED, actor=None, action="void", note=why)
 
 
 # --- Reads and the reaper -----------------------------------------------------------------------
