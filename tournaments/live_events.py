@@ -96,6 +96,20 @@ def table_events(match_id: int, build: TableBuilder) -> Iterator[bytes]:
             pubsub.close()
 
 
+def table_once(build: TableBuilder) -> Iterator[bytes]:
+    """The table now, and when to ask again: the stream a worker that serves one request at a time gives.
+
+    Such a worker (gunicorn's sync workers, as the web nodes run) held by a stream is lost to every other
+    request for as long as the page stays open, so a few pages would take a whole node. Event streams
+    belong on the live-table node (docs/deploy.md); one that reaches a web node anyway is answered at
+    once, and the browser, or any EventSource, comes back after ``retry``.
+    """
+    chunk, _ = _Stream().chunk(build(-1, None))
+    if chunk is not None:
+        yield chunk
+    yield f"retry: {settings.LIVE_RETRY_MS}\n\n".encode()
+
+
 def _subscribe_sync(match_id: int) -> Any:
     if not settings.LIVE_EVENTS_URL:
         return None

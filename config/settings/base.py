@@ -389,5 +389,7 @@ LIVE_POLL_SECONDS = env_int("LIVE_POLL_MS", 200) / 1000
 LIVE_KEEPALIVE_SECONDS = env_int("LIVE_KEEPALIVE_SECONDS", 15)
 #: An events stream ends after this long; the browser reconnects at once, so no server thread is held forever.
 LIVE_STREAM_SECONDS = env_int("LIVE_STREAM_SECONDS", 300)
+# When a client whose stream a sync web worker answered at once (live_events.table_once) comes back.
+LIVE_RETRY_MS = env_int("LIVE_RETRY_MS", 2000)
 #: A bot at a live table that has not decided this long after its turn came is asked again (its task was lost).
 LIVE_BOT_GRACE = env_int("LIVE_BOT_GRACE", 30)

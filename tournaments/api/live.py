@@ -22,7 +22,7 @@ from config.schema import errors
 from league.api.identity import acting_player, viewing_player
 from league.models import Player
 from tournaments.errors import Conflict
-from tournaments.live_events import table_events, table_events_async
+from tournaments.live_events import table_events, table_events_async, table_once
 from tournaments.live_selectors import (
     Snapshot,
     TableHidden,
@@ -208,8 +208,11 @@ async def match_events(request: HttpRequest, pk: int) -> HttpResponseBase:
 
     if asgi:
         stream: Any = table_events_async(match_id, _released(build, True), known)
-    else:
+    elif request.META.get("wsgi.multithread"):
         stream = table_events(match_id, build)
+    else:
+        # A worker that serves one request at a time (gunicorn's sync workers) is never held by a page.
+        stream = table_once(build)
     response = StreamingHttpResponse(stream, content_type="text/event-stream")
     response["Cache-Control"] = "no-cache"
     # Proxies such as nginx would otherwise hold the events back in their buffers.
