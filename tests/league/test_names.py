@@ -203,6 +203,27 @@ def test_two_players_racing_for_one_display_name_get_it_once(monkeypatch: pytest
     assert Player.objects.filter(display_name="Lucky Seven").count() == 1
 
 
+@pytest.mark.django_db(transaction=True)
+def test_a_sign_up_and_a_rename_racing_for_one_name_get_it_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    if connection.vendor != "postgresql":
+        pytest.skip("racing transactions need PostgreSQL")
+    import league.services
+
+    renamer = PlayerFactory(user__username="renamer")
+    hold_after_the_check(monkeypatch, league.services, "names_check", 2)
+
+    def attempt(i: int) -> int:
+        if i == 0:
+            return int(register(username="lucky", password=GOOD_PASSWORD).status_code)
+        return int(rename(renamer, "LUCKY").status_code)
+
+    answers = racing(2, attempt)
+    signed_up = get_user_model().objects.filter(username="lucky").exists()
+    renamed = Player.objects.filter(pk=renamer.pk, display_name="LUCKY").exists()
+    assert sorted(answers) in ([200, 400], [201, 400])
+    assert signed_up != renamed
+
+
 def test_the_database_refuses_a_second_account_differing_only_in_case() -> None:
     # createsuperuser and Django's user pages make users without a player: auth_user's own index holds them.
     from django.db import IntegrityError, transaction
