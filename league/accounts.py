@@ -18,13 +18,15 @@ from allauth.utils import get_form_class
 from django import forms
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.validators import ASCIIUsernameValidator
+from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
 
 from config.throttles import sign_up_wait
 from league.models import Player
-from league.services import player_for_user, player_update
+from league.names import names_check
+from league.services import player_sign_up
 
 
 class UsernameValidator(ASCIIUsernameValidator):
@@ -63,6 +65,17 @@ class SignupForm(AllauthSignupForm):  # type: ignore[misc]
         self.fields["username"].label = "User name"
         self.fields["username"].help_text = "Letters a to z, digits and @ . + - _ only; you sign in with it."
 
+    def clean(self) -> dict[str, Any]:
+        cleaned: dict[str, Any] = super().clean()
+        display_name = cleaned.get("display_name", "").strip()
+        if display_name and "username" in cleaned:
+            # Not another player's name (a look-alike included); one's own username in another case is fine.
+            try:
+                names_check(username=cleaned["username"], display_name=display_name)
+            except ValidationError as error:
+                self.add_error(None, error)
+        return cleaned
+
 
 def signup_form_class() -> type[SignupForm]:
     """The sign-up form, as allauth's page picks it (settings.ACCOUNT_FORMS): the API validates with the same."""
@@ -71,6 +84,16 @@ def signup_form_class() -> type[SignupForm]:
 
 
 class AccountAdapter(DefaultAccountAdapter):  # type: ignore[misc]
+    def clean_username(self, username: str, shallow: bool = False) -> str:
+        """allauth's checks (free in any case), then: not another player's display name, nor a look-alike of it."""
+        cleaned: str = super().clean_username(username, shallow=shallow)
+        if not shallow:
+            try:
+                names_check(username=cleaned)
+            except ValidationError as error:
+                raise forms.ValidationError(error.message_dict["username"]) from None
+        return cleaned
+
     def save_user(
         self, request: HttpRequest, user: AbstractBaseUser, form: forms.Form, commit: bool = True
     ) -> AbstractBaseUser:
@@ -94,10 +117,7 @@ class AccountAdapter(DefaultAccountAdapter):  # type: ignore[misc]
 
 def signed_up_player(user: AbstractBaseUser, display_name: str) -> Player:
     """The profile of a user who just signed up: the username as its display name unless one was given."""
-    player = player_for_user(user=user)  # type: ignore[arg-type]  # the project's User model, as the settings say
-    if display_name.strip():
-        player = player_update(player=player, display_name=display_name)
-    return player
+    return player_sign_up(user=user, display_name=display_name)  # type: ignore[arg-type]  # the settings' User
 
 
 class SignupPageView(SignupView):  # type: ignore[misc]
@@ -118,6 +138,11 @@ class SignupPageView(SignupView):  # type: ignore[misc]
             form.add_error("username", "That user name was taken a moment ago: choose another.")
             invalid: HttpResponse = self.form_invalid(form)
             return invalid
+        except ValidationError as error:
+            # The same, found by the names' claims (league/names.py): a sign-up or rename took it meanwhile.
+            form.add_error(None, error)
+            refused: HttpResponse = self.form_invalid(form)
+            return refused
         return response
 
     def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:

@@ -1,8 +1,9 @@
 """Signing in with the username in any case, as signing up treats it (Alice is alice).
 
-Sign-up refuses a username taken in any case (league/accounts.py), so at most one account answers to a
-name in any case, except accounts made before that rule (or by an administrator) that differ only in
-case: for those the exact spelling decides, and a name that matches several in case only signs in none.
+auth_user is unique in lower(username) (migration 0008), so that racing sign-ups cannot make two accounts
+that differ only in case, and at most one account answers to a name in any case; except pairs made before
+that, which the migration left out of the index: for those the exact spelling decides, and a name that
+matches several in case only signs in none.
 """
 
 from __future__ import annotations

@@ -37,6 +37,29 @@ class Player(models.Model):
         return self.display_name
 
 
+class NameClaim(models.Model):
+    """A name a player is known by, folded as people read it (league/names.py): no two players hold one.
+
+    Each player holds their username's claim and, if it folds to something else, their display name's.
+    The unique key is what stops two racing sign-ups or renames from both taking a name.
+    """
+
+    class Kind(models.TextChoices):
+        USERNAME = "username"
+        DISPLAY_NAME = "display_name"
+
+    #: sha256 of the folded name (league.names.name_key): short and of one length, however long the fold.
+    key = models.CharField(max_length=64, unique=True)
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="name_claims")
+    kind = models.CharField(max_length=12, choices=Kind.choices)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["player", "kind"], name="one_name_claim_per_kind")]
+
+    def __str__(self) -> str:
+        return f"{self.player}'s {self.kind}"
+
+
 class Club(models.Model):
     class CompetitionCreators(models.TextChoices):
         ORGANISERS = "organisers"

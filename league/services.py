@@ -16,17 +16,39 @@ from engine.bots import bot_names
 from engine.games import game_names
 from engine.netguard import BadBotUrl, parse_bot_url, resolve
 from engine.sandbox import BadBotCode, bot_code
-from league.models import Bot, BotVersion, Club, Membership, Player
+from league.models import Bot, BotVersion, Club, Membership, NameClaim, Player
+from league.names import free_variant, names_check, names_claim
 from league.validation import validation_release
 
 
 def player_create(*, username: str, display_name: str = "", password: str | None = None) -> Player:
+    """A user and their player (the admin's "add player", the demo, the benchmarks); names as sign-up takes them."""
     User = get_user_model()
+    display_name = display_name.strip() or username
+    taken = ValidationError({"username": f"the username {username!r} is taken"})
+    if User.objects.filter(username__iexact=username).exists():
+        raise taken
+    names_check(username=username, display_name=display_name)
+    try:
+        with transaction.atomic():
+            user = User.objects.create_user(username=username, password=password)
+            player = Player.objects.create(user=user, display_name=display_name)
+            names_claim(player=player)
+    except IntegrityError:
+        # The same username in some case, made since the check: auth_user's unique lower(username) says no.
+        raise taken from None
+    return player
+
+
+def player_sign_up(*, user: User, display_name: str = "") -> Player:
+    """The player of a user who has just signed up, with their names claimed in the sign-up's transaction:
+    a name another sign-up or rename took since the form checked it is a ValidationError naming the field."""
+    display_name = display_name.strip() or user.get_username()
+    names_check(username=user.get_username(), display_name=display_name)
     with transaction.atomic():
-        if User.objects.filter(username=username).exists():
-            raise ValidationError({"username": f"the username {username!r} is taken"})
-        user = User.objects.create_user(username=username, password=password)
-        return Player.objects.create(user=user, display_name=display_name or username)
+        player = Player.objects.create(user=user, display_name=display_name)
+        names_claim(player=player)
+    return player
 
 
 def club_create(
@@ -171,19 +193,53 @@ def player_for_user(*, user: User) -> Player:
         return existing
     try:
         with transaction.atomic():
-            return Player.objects.create(user=user, display_name=user.get_username())
+            player = Player.objects.create(user=user, display_name=user.get_username())
+            try:
+                with transaction.atomic():
+                    names_claim(player=player, require_username=False)
+            except ValidationError:
+                # An account made without a player (createsuperuser, Django's user pages) whose username
+                # another player has since taken as a display name: it is not refused its profile, but
+                # shows its name with a suffix, as migration 0008 does with the names it found taken.
+                player.display_name = free_variant(player.display_name, _name_claimed)
+                player.save(update_fields=["display_name"])
+                names_claim(player=player, require_username=False)
+            return player
     except IntegrityError:
         # Two first requests raced; the other one created the profile.
         return Player.objects.get(user=user)
 
 
+def _name_claimed(key: str) -> bool:
+    return NameClaim.objects.filter(key=key).exists()
+
+
 def player_update(*, player: Player, display_name: str) -> Player:
+    """A new display name: not another player's username or display name, in any case or look-alike spelling.
+
+    The old name's claim is given up and the new one's written in one transaction, so that of two
+    players racing for one name exactly one gets it (league/names.py).
+    """
     display_name = display_name.strip()
     if not display_name:
         raise ValidationError({"display_name": "a display name cannot be blank"})
-    player.display_name = display_name
-    player.save(update_fields=["display_name"])
+    names_check(display_name=display_name, player=player)
+    before = player.display_name
+    try:
+        with transaction.atomic():
+            player.display_name = display_name
+            player.save(update_fields=["display_name"])
+            names_claim(player=player, require_username=False)
+    except ValidationError:
+        player.display_name = before
+        raise
     return player
+
+
+def player_username_changed(*, player: Player) -> None:
+    """After an administrator renamed the player's user (Django's user pages): the username claim follows,
+    in the rename's transaction, or the rename is refused with a ValidationError naming the field."""
+    names_claim(player=player)
 
 
 def bot_update(*, bot: Bot, name: str | None = None, description: str | None = None) -> Bot:

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import factory
 from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
 
 from engine.games import get_game, seats_for
 from league.models import Bot, BotVersion, Club, Membership, Player
+from league.names import names_claim
 from tournaments.models import Competition, Entrant
 
 
@@ -24,9 +27,19 @@ class UserFactory(factory.django.DjangoModelFactory):
 class PlayerFactory(factory.django.DjangoModelFactory):
     class Meta:
         model = Player
+        skip_postgeneration_save = True
 
     user = factory.SubFactory(UserFactory)
     display_name = factory.LazyAttribute(lambda p: p.user.username.capitalize())
+
+    @factory.post_generation
+    def name_claims(self, create: bool, extracted: Any, **kwargs: Any) -> None:
+        # The player's names are claimed, as every service that makes a player claims them (league/names.py).
+        # A test may still make two players who show one name (the services would refuse the second):
+        # the later one then holds no claim on it.
+        if create:
+            with contextlib.suppress(ValidationError):
+                names_claim(player=self)
 
 
 class ClubFactory(factory.django.DjangoModelFactory):

@@ -15,7 +15,9 @@ from django.http import HttpRequest
 from league.admin.form_helpers import FieldGroups, model_choice_field
 from league.admin.permissions import OrganiserAdmin, can_organise, is_superuser, organised_club_ids
 from league.admin.saving import adopt
+from league.admin.service_errors import add_service_errors
 from league.models import Club, Membership, Player
+from league.names import names_check
 from league.services import club_add_member, player_create, player_update
 
 
@@ -48,9 +50,35 @@ class PlayerAddForm(forms.ModelForm[Player]):
 
     def clean_username(self) -> str:
         username: str = self.cleaned_data["username"]
-        if get_user_model().objects.filter(username=username).exists():
+        # In any case, as sign-in finds it (and auth_user's unique lower(username) would refuse it anyway).
+        if get_user_model().objects.filter(username__iexact=username).exists():
             raise ValidationError(f"the username {username!r} is taken")
         return username
+
+    def clean(self) -> dict[str, Any]:
+        cleaned: dict[str, Any] = super().clean() or self.cleaned_data
+        if "username" in cleaned:
+            # Neither name may be another player's, in any case or look-alike spelling (league/names.py).
+            try:
+                names_check(username=cleaned["username"], display_name=cleaned.get("display_name", "").strip() or None)
+            except ValidationError as error:
+                add_service_errors(self, error)
+        return cleaned
+
+
+class PlayerChangeForm(forms.ModelForm[Player]):
+    class Meta:
+        model = Player
+        fields = ["display_name"]
+
+    def clean_display_name(self) -> str:
+        display_name: str = self.cleaned_data["display_name"]
+        # The early answer; player_update's claim holds against a rename racing this one.
+        try:
+            names_check(display_name=display_name, player=self.instance)
+        except ValidationError as error:
+            raise ValidationError(error.message_dict["display_name"]) from None
+        return display_name
 
     def clean_password(self) -> str:
         password: str = self.cleaned_data.get("password") or ""
@@ -105,6 +133,8 @@ class PlayerAdmin(OrganiserAdmin[Player]):
     def get_form(self, request: HttpRequest, obj: Player | None = None, change: bool = False, **kwargs: Any) -> Any:
         if obj is None:
             kwargs["form"] = type("BoundPlayerAddForm", (PlayerAddForm,), {"request": request})
+        else:
+            kwargs["form"] = PlayerChangeForm
         return super().get_form(request, obj, change=change, **kwargs)
 
     def get_fields(self, request: HttpRequest, obj: Player | None = None) -> FieldGroups:

@@ -66,7 +66,8 @@ class RegisterSerializer(JSONInput[Any]):
         max_length=150,
         trim_whitespace=False,
         validators=USERNAME_VALIDATORS,
-        help_text="Letters a to z, digits and @ . + - _ only; free in any case (Alice is alice).",
+        help_text="Letters a to z, digits and @ . + - _ only; free in any case (Alice is alice), and not "
+        "another player's display name.",
     )
     password = serializers.CharField(
         max_length=4096,
@@ -83,7 +84,11 @@ class RegisterSerializer(JSONInput[Any]):
         help_text="Optional: a confirmation link is sent; signing in needs none.",
     )
     display_name = serializers.CharField(
-        max_length=80, required=False, allow_blank=True, help_text="How other players see you; the username if empty."
+        max_length=80,
+        required=False,
+        allow_blank=True,
+        help_text="How other players see you; the username if empty. Not another player's username or display "
+        "name, in any case or look-alike spelling.",
     )
 
     def to_internal_value(self, data: Any) -> Any:
@@ -142,7 +147,8 @@ class RegisterView(APIView):
         responses={201: RegisteredSerializer},
         summary="Sign up",
         description="A new account with its player profile (display name: the username unless given), and an "
-        "API token for it. Refused with a message per field: a username taken in any case, a password "
+        "API token for it. Refused with a message per field: a username taken in any case, a username or "
+        "display name that is another player's name in any case or look-alike spelling, a password "
         "Django's validators refuse, a bad or taken e-mail address, a field not listed here. Rate-limited "
         "per client address (the `register` rate).",
     )

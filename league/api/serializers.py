@@ -48,7 +48,11 @@ class PlayerSelfSerializer(serializers.ModelSerializer[Player]):
 
 
 class PlayerUpdateSerializer(JSONInput[Player]):
-    display_name = serializers.CharField(max_length=80)
+    display_name = serializers.CharField(
+        max_length=80,
+        help_text="Not another player's username or display name, in any case or look-alike spelling; "
+        "one's own username in any case is fine.",
+    )
 
 
 class BotSerializer(serializers.ModelSerializer[Bot]):

@@ -11,6 +11,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core import mail
 from django.core.exceptions import ImproperlyConfigured
+from django.db import connection
 from django.test import Client
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
@@ -134,6 +135,8 @@ def test_a_username_taken_by_a_racing_sign_up_after_the_check_is_a_400_not_a_500
 ) -> None:
     from allauth.account.internal import userkit
 
+    from league import accounts
+
     PlayerFactory(user__username="Racer")
     real = userkit.filter_users_by_username
     calls: list[str] = []
@@ -144,6 +147,9 @@ def test_a_username_taken_by_a_racing_sign_up_after_the_check_is_a_400_not_a_500
         return found.none() if len(calls) == 1 else found
 
     monkeypatch.setattr(userkit, "filter_users_by_username", free_the_first_time)
+    # The names' claims are checked as the form is (league/names.py): blind that check the first time too.
+    real_names_check = accounts.names_check
+    monkeypatch.setattr(accounts, "names_check", lambda **names: real_names_check(**names) if len(calls) > 1 else None)
     response = register(username="Racer", password=GOOD_PASSWORD)
     assert response.status_code == 400
     assert response.json() == {"username": ["A user with that username already exists."]}
@@ -344,7 +350,10 @@ def test_one_signs_in_with_the_username_in_any_case_as_sign_up_compares_it(typed
 
 
 def test_accounts_that_differ_only_in_case_sign_in_by_their_exact_spelling_only() -> None:
-    # Made before sign-up compared names in any case, or by an administrator.
+    # Made before sign-up compared names in any case: migration 0008 leaves such a pair out of the index on
+    # lower(username), which holds for all others (here it is dropped for the test's transaction only).
+    with connection.cursor() as cursor:
+        cursor.execute("DROP INDEX auth_user_username_lower_unique")
     User = get_user_model()
     User.objects.create_user(username="Sam", password=GOOD_PASSWORD)
     User.objects.create_user(username="sam", password="another-long-passphrase-7")
