@@ -5,9 +5,13 @@ decides, or only with an invitation code. Leaving or being removed deletes the
 membership only: entrants and their results belong to competitions, not to the club
 roll, so a past member's results stay.
 
-Every change that counts or decides (an invitation's uses, a request's status, the
-last organiser) runs under the row's lock, so two people racing for an invitation's
-last use, or two organisers deciding one request, cannot both win.
+Every change that counts or decides (an invitation's uses, a request's status, a role
+or a removal that could take the last organiser) runs under the row's lock, so two
+people racing for an invitation's last use, two organisers deciding one request, or
+two organisers demoting each other, cannot both win.
+
+Organisers bring a particular person in by a personal invitation the person answers
+(league.personal_invitations); no API path makes anyone a member without their say.
 """
 
 from __future__ import annotations
@@ -42,7 +46,8 @@ def _refuse_member(club: Club, player: Player) -> None:
         raise Conflict(f"you are already a member of {club.name}")
 
 
-def _admit(club: Club, player: Player, role: str) -> Membership:
+def admit(club: Club, player: Player, role: str) -> Membership:
+    """The membership a person asked for or accepted (never one an organiser imposes); a Conflict if they have one."""
     try:
         with transaction.atomic():
             return Membership.objects.create(club=club, player=player, role=role)
@@ -54,7 +59,7 @@ def club_join(*, club: Club, player: Player, note: str = "") -> Joined:
     """Join an open club at once, or ask to join one that admits by request (asking again returns the request)."""
     _refuse_member(club, player)
     if club.joining == Club.Joining.OPEN:
-        return Joined(membership=_admit(club, player, Membership.Role.MEMBER))
+        return Joined(membership=admit(club, player, Membership.Role.MEMBER))
     if club.joining == Club.Joining.REQUEST:
         pending = JoinRequest.objects.filter(club=club, player=player, status=JoinRequest.Status.PENDING).first()
         if pending is not None:
@@ -110,7 +115,7 @@ def invitation_accept(*, code: str, player: Player) -> Membership:
             raise Conflict(problem)
         invitation.uses += 1
         invitation.save(update_fields=["uses"])
-        return _admit(invitation.club, player, invitation.role)
+        return admit(invitation.club, player, invitation.role)
 
 
 def invitation_revoke(*, invitation: Invitation) -> Invitation:
@@ -144,20 +149,70 @@ def join_request_withdraw(*, join_request: JoinRequest) -> JoinRequest:
     return locked
 
 
-def club_remove_member(*, club: Club, player: Player) -> None:
-    """Take a player off the roll (leaving, or removed by an organiser); their results stay.
+def _check_role(role: str) -> None:
+    if role not in Membership.Role.values:
+        raise ValidationError({"role": f"role must be one of {', '.join(Membership.Role.values)}"})
+
+
+def _lock_club(club: Club) -> None:
+    # The club row's lock queues every change of the club's roll: the organiser rule below reads the roll
+    # and then changes it, and two organisers demoting or removing each other must not both pass it.
+    Club.objects.select_for_update().get(pk=club.pk)
+
+
+def _check_acting_organiser(club: Club, by: Player | None) -> None:
+    """Under the club's lock: the organiser acting is one still (a request allowed a moment ago may have lost
+    its role to another organiser's change since). ``by`` None: a superuser or a fixture, not an organiser."""
+    if by is not None and not Membership.objects.filter(club=club, player=by, role=Membership.Role.ORGANISER).exists():
+        raise PermissionDenied(f"only the organisers of {club.name} may do this")
+
+
+def _keep_an_organiser(club: Club, membership: Membership, role: str | None) -> None:
+    """The one rule every change of the roll goes through: no club is left without an organiser.
+
+    ``role`` is the membership's new role, or None when it ends (leaving, removal). Called under the club
+    row's lock, so of two organisers stepping down, demoting or removing each other at once, the second
+    sees the first's change and is refused.
+    """
+    if membership.role != Membership.Role.ORGANISER or role == Membership.Role.ORGANISER:
+        return
+    others = Membership.objects.filter(club=club, role=Membership.Role.ORGANISER).exclude(pk=membership.pk)
+    if not others.exists():
+        raise Conflict(
+            f"{membership.player.display_name} is the last organiser of {club.name}: "
+            "make another member organiser first"
+        )
+
+
+def club_set_role(*, club: Club, player: Player, role: str, by: Player | None = None) -> Membership:
+    """Change a member's role (an organiser's decision, ``by``); the club's last organiser cannot step down.
+
+    Only a member's role changes here: someone outside the club is invited (league.personal_invitations).
+    """
+    _check_role(role)
+    with transaction.atomic():
+        _lock_club(club)
+        _check_acting_organiser(club, by)
+        membership = Membership.objects.select_related("player").filter(club=club, player=player).first()
+        if membership is None:
+            raise Conflict(f"{player.display_name} is not a member of {club.name}: invite them instead")
+        _keep_an_organiser(club, membership, role)
+        if membership.role != role:
+            membership.role = role
+            membership.save(update_fields=["role"])
+    return membership
+
+
+def club_remove_member(*, club: Club, player: Player, by: Player | None = None) -> None:
+    """Take a player off the roll (leaving, or removed by an organiser ``by``); their results stay.
 
     The club's last organiser cannot go: the club would have no one to run it.
     """
     with transaction.atomic():
-        # The club row's lock queues every removal in the club, so two organisers cannot both leave at once.
-        Club.objects.select_for_update().get(pk=club.pk)
-        membership = Membership.objects.filter(club=club, player=player).first()
+        _lock_club(club)
+        _check_acting_organiser(club, by)
+        membership = Membership.objects.select_related("player").filter(club=club, player=player).first()
         if membership is None:
             raise Conflict(f"{player.display_name} is not a member of {club.name}")
-        organisers = Membership.objects.filter(club=club, role=Membership.Role.ORGANISER)
-        if membership.role == Membership.Role.ORGANISER and organisers.count() == 1:
-            raise Conflict(
-                f"{player.display_name} is the last organiser of {club.name}: make another member organiser first"
-            )
+        _keep_an_organiser(club, membership, None)
         membership.delete()

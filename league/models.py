@@ -247,3 +247,41 @@ class JoinRequest(models.Model):
 
     def __str__(self) -> str:
         return f"{self.player} asks to join {self.club} ({self.status})"
+
+
+class PersonalInvitation(models.Model):
+    """An organiser's offer of a place in the club, in a role, to one person, who accepts or declines it.
+
+    Organisers never enrol people (issue 21, finding 9): a membership exists only once the person
+    accepts, so no one is put in a club, or entered in its competitions, without saying yes.
+    """
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        ACCEPTED = "accepted"
+        DECLINED = "declined"
+        WITHDRAWN = "withdrawn"
+
+    club = models.ForeignKey(Club, on_delete=models.CASCADE, related_name="personal_invitations")
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="personal_invitations")
+    role = models.CharField(max_length=12, choices=Membership.Role.choices, default=Membership.Role.MEMBER)
+    invited_by = models.ForeignKey(
+        Player, on_delete=models.SET_NULL, null=True, blank=True, related_name="personal_invitations_made"
+    )
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    created_at = models.DateTimeField(auto_now_add=True)
+    decided_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            # One open offer per person and club: inviting again returns it, even when two organisers race.
+            models.UniqueConstraint(
+                fields=["club", "player"],
+                condition=models.Q(status="pending"),
+                name="one_pending_personal_invitation",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player} invited to {self.club} as {self.role} ({self.status})"

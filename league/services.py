@@ -16,6 +16,7 @@ from engine.bots import bot_names
 from engine.games import game_names
 from engine.netguard import BadBotUrl, parse_bot_url, resolve
 from engine.sandbox import BadBotCode, bot_code
+from league.joining import club_set_role
 from league.models import Bot, BotVersion, Club, Membership, NameClaim, Player
 from league.names import free_variant, names_check, names_claim
 from league.validation import validation_release
@@ -97,12 +98,18 @@ def _check_choice(field: str, value: str, choices: list[str]) -> None:
 
 
 def club_add_member(*, club: Club, player: Player, role: str = Membership.Role.MEMBER) -> Membership:
+    """Make ``player`` a member at once, without asking them (a member already: their role is changed).
+
+    For fixtures (the demo club, tests, benchmarks), for a superuser in the admin site, and for the
+    account an organiser has just made there. No API path calls it (tests/test_architecture.py): an
+    organiser invites a person, who becomes a member by accepting (league.personal_invitations).
+    """
     if role not in Membership.Role.values:
         raise ValidationError({"role": f"role must be one of {', '.join(Membership.Role.values)}"})
     membership, created = Membership.objects.get_or_create(club=club, player=player, defaults={"role": role})
     if not created and membership.role != role:
-        membership.role = role
-        membership.save(update_fields=["role"])
+        # Through the one rule of the roll: the club keeps an organiser.
+        return club_set_role(club=club, player=player, role=role)
     return membership
 
 

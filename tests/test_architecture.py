@@ -157,3 +157,25 @@ def test_services_never_import_task_modules() -> None:
         if target.endswith(".tasks") and module.split(".")[0] in ("league", "tournaments")
     )
     assert offenders == []
+
+
+#: Where a request from the site or the API is answered: none of it may make someone a member without their say.
+REQUEST_PACKAGES = ("league.api", "tournaments.api", "tournaments.web", "config")
+
+
+def test_no_api_or_page_enrols_anyone_directly() -> None:
+    """``club_add_member`` makes a membership without asking the person: for fixtures, superusers and the accounts
+    an organiser makes in the admin. An API view or web page that called it would let organisers enrol people
+    again (issue 21, finding 9): they invite, and the person accepts (league.personal_invitations)."""
+    offenders = []
+    for name, path in _sources().items():
+        if not name.startswith(REQUEST_PACKAGES):
+            continue
+        tree = ast.parse(path.read_text(), str(path))
+        for node in _runtime_nodes(tree):
+            named = isinstance(node, ast.Name) and node.id == "club_add_member"
+            attribute = isinstance(node, ast.Attribute) and node.attr == "club_add_member"
+            imported = isinstance(node, ast.ImportFrom) and any(a.name == "club_add_member" for a in node.names)
+            if named or attribute or imported:
+                offenders.append(f"{name}:{getattr(node, 'lineno', '?')}")
+    assert sorted(set(offenders)) == []

@@ -136,7 +136,8 @@ def build_demo(*, say: Callable[[str], None] = lambda line: None) -> DemoReport:
             report.created.append(f"club {club.name}")
         members = [_login(username, username.capitalize(), report) for username in MEMBERS]
         for member in members:
-            # Only a newcomer is added: a role an organiser has since changed stays as it is.
+            # Only a newcomer is added: a role an organiser has since changed stays as it is. Fixtures enrol
+            # directly (club_add_member); on the site a person joins by accepting an invitation (docs/clubs.md).
             if not Membership.objects.filter(club=club, player=member).exists():
                 club_add_member(club=club, player=member)
         competitions = [_competition(spec, club, organiser, members, report) for spec in COMPETITIONS]

@@ -5,7 +5,8 @@ and the test suite (tests/e2e/test_api_fuzz.py, 50 by default). The steps:
 
 1. ``seed_club()`` fills the database the server will use with a realistic club: the demo club
    (members, built-in bots with versions, a played competition of each game, a live 1923 table),
-   and a War competition played with real cards whose match has a disputed transcript.
+   a War competition played with real cards whose match has a disputed transcript, and a second
+   club whose organiser has invited the demo login (a personal invitation to accept or decline).
 2. ``ApiServer`` runs gunicorn's sync workers on that database, as a web node runs them
    (docs/deploy.md). What the server would hand to the workers goes to a broker nobody reads:
    Celery's filesystem transport in the run's own folder, deleted afterwards. So a bot version the
@@ -50,7 +51,9 @@ from rest_framework.authtoken.models import Token
 from engine.bots import seat_agents
 from engine.games.profile import Race, SetTable
 from engine.runner import play_game
-from league.models import Bot, BotVersion, Club, Player
+from league.models import Bot, BotVersion, Club, Membership, PersonalInvitation, Player
+from league.personal_invitations import club_invite
+from league.services import club_create
 from tournaments.demo import CLUB_SLUG, DEMO_USERNAME, MEMBERS, TRANSCRIPT_GAME, build_demo, transcript_deal
 from tournaments.models import Challenge, Competition, Entrant, Game, Match, Transcript
 from tournaments.selectors import games_broken_down
@@ -60,6 +63,8 @@ from tournaments.services.transcripts import transcript_dispute, transcript_subm
 #: Examples per operation when nothing says otherwise (the test suite's; `make fuzz` asks for 1,000).
 DEFAULT_EXAMPLES = 50
 TRANSCRIPT_COMPETITION = "Fuzz War with real cards"
+#: The second club, whose organiser invites the demo login.
+INVITING_CLUB_SLUG = "fuzz-inviting-club"
 
 #: gunicorn's hook: log every request that failed with its traceback to the server's log (DEBUG is off,
 #: and Django then logs server errors nowhere a person would look).
@@ -102,6 +107,7 @@ def seed_club() -> Cast:
     try:
         build_demo()
         _transcript_competition()
+        _personal_invitation()
     finally:
         current_app.conf.task_always_eager = eager
     user = get_user_model().objects.get(username=DEMO_USERNAME)
@@ -138,6 +144,17 @@ def _transcript_competition() -> None:
         transcript_dispute(transcript=transcript, player=member, note="the third trick went the other way")
 
 
+def _personal_invitation() -> None:
+    """A pending invitation for the demo login, from a second club run by one of the demo members."""
+    organiser = Player.objects.get(user__username=MEMBERS[1])
+    club = Club.objects.filter(slug=INVITING_CLUB_SLUG).first()
+    if club is None:
+        club = club_create(name="Fuzz inviting club", slug=INVITING_CLUB_SLUG, organiser=organiser)
+    demo = Player.objects.get(user__username=DEMO_USERNAME)
+    if not Membership.objects.filter(club=club, player=demo).exists():
+        club_invite(club=club, player=demo, role=Membership.Role.MEMBER, invited_by=organiser)
+
+
 def known_ids() -> dict[str, list[int]]:
     """Ids of the rows the seeded database holds, by kind, for the fuzzer to draw path and body ids from.
 
@@ -166,6 +183,7 @@ def known_ids() -> dict[str, list[int]]:
         "games": ids(Game.objects.all()),
         "challenge_ladders": ids(Competition.objects.filter(format=Competition.Format.CHALLENGE_LADDER)),
         "challenge_numbers": ids(Challenge.objects.all(), "number"),
+        "personal_invitations": ids(PersonalInvitation.objects.all()),
     }
 
 
@@ -180,6 +198,7 @@ ID_BINDINGS: list[tuple[str, str, dict[str, str]]] = [
     ("", r"^/api/clubs/\{id\}/", {"path.id": "clubs"}),
     ("GET", r"^/api/clubs/$", {"query.member": "players"}),
     ("", r"^/api/clubs/\{club_pk\}/", {"path.club_pk": "clubs", "body.player": "players"}),
+    ("", r"^/api/players/me/invitations/\{id\}/", {"path.id": "personal_invitations"}),
     ("", r"^/api/tournaments/\{id\}/", {"path.id": "competitions", "body.referees[*]": "players"}),
     # The challenge routes want a challenge ladder and a challenge number, not any competition and entrant.
     (

@@ -311,20 +311,44 @@ def competition_list() -> QuerySet[Competition]:
     )
 
 
-def competition_organiser(*, competition: Competition, player: Player | None) -> bool:
-    """A competition's organisers: those named on it, and the organisers of its club.
+def competition_role(*, competition: Competition, player: Player | None) -> str | None:
+    """What ``player`` may do in ``competition``: ``organiser``, ``referee``, or None (nothing more than anyone).
 
-    The club's organisers run every competition of the club (from the API and the admin
-    alike); naming someone on a competition lets them run that one only.
+    The one place a competition's powers are decided: every permission check (the API's, the transcript
+    services', the live tables') asks competition_organiser or competition_referee, which ask this.
+
+    - Organisers: the organisers of its club, and the players named on it (``Competition.organisers``).
+    - Referees: the club's referees, the players named on it (``Competition.referees``), and its organisers.
+    - Only while a member of its club (issue 21, finding 4): a name on a competition gives nothing to
+      someone who has left the club or been removed, whatever became of the name.
     """
     if player is None:
-        return False
-    return (
-        competition.organisers.filter(pk=player.pk).exists()
-        or Membership.objects.filter(
-            club_id=competition.club_id, player=player, role=Membership.Role.ORGANISER
-        ).exists()
+        return None
+    club_role = (
+        Membership.objects.filter(club_id=competition.club_id, player=player).values_list("role", flat=True).first()
     )
+    if club_role is None:
+        return None
+    if club_role == Membership.Role.ORGANISER or competition.organisers.filter(pk=player.pk).exists():
+        return Membership.Role.ORGANISER
+    if club_role == Membership.Role.REFEREE or competition.referees.filter(pk=player.pk).exists():
+        return Membership.Role.REFEREE
+    return None
+
+
+def competition_organiser(*, competition: Competition, player: Player | None) -> bool:
+    """Runs the competition: changes it, enters anyone, starts, plays, retries and cancels it.
+
+    The club's organisers run every competition of the club; naming a member on a competition lets them
+    run that one only.
+    """
+    return competition_role(competition=competition, player=player) == Membership.Role.ORGANISER
+
+
+def competition_referee(*, competition: Competition, player: Player | None) -> bool:
+    """Settles its transcripts for everyone (confirms on everyone's behalf, accepts, voids): referees and
+    organisers."""
+    return competition_role(competition=competition, player=player) is not None
 
 
 def competition_entrants(*, competition: Competition) -> QuerySet[Entrant]:
@@ -386,16 +410,16 @@ def game_list() -> QuerySet[Game]:
     return Game.objects.select_related("match__competition").defer("record", "deal").order_by("-match_id", "number")
 
 
-def game_insiders(*, game: Game) -> set[int]:
-    """Player ids who may see the game's private record: the competition's organisers and whoever sat at it.
+def game_insider(*, game: Game, player: Player | None) -> bool:
+    """Whether ``player`` may see the game's private record: whoever sat at it, and its competition's organisers.
 
     "Whoever sat at it" is the owner of each bot version that played, and a person who played in their own seat.
     """
+    if player is None:
+        return False
     seated = [entrant for entrant in game.seating if entrant is not None]
-    owners = Entrant.objects.filter(pk__in=seated).values_list("bot_version__bot__owner_id", "player_id")
-    insiders = {player for pair in owners for player in pair if player is not None}
-    insiders.update(game.match.competition.organisers.values_list("id", flat=True))
-    return insiders
+    sat = Entrant.objects.filter(pk__in=seated).filter(Q(player=player) | Q(bot_version__bot__owner=player)).exists()
+    return sat or competition_organiser(competition=game.match.competition, player=player)
 
 
 # --- Reads behind the admin site (tournaments/admin/). ---

@@ -4,8 +4,11 @@ Who may do what here:
 - a superuser may do everything the services allow;
 - an organiser is an active staff user whose player holds an organiser membership in a club
   (Club page → Memberships → role ``organiser``, plus "Staff status" on the user). Organisers
-  see every player and bot (both are public through the API), see only the clubs they organise,
-  add players and members to those clubs, and add bots owned by their clubs' members;
+  see only the clubs they organise, the players who are members of them, and the bots (and
+  versions) those members own (``permissions.members_only``); they change their members' roles
+  (never taking the club's last organiser), make new accounts in their clubs, and add bots owned
+  by their clubs' members. They do not add existing people to a club: a person joins by
+  accepting an invitation (the API), so nobody is enrolled without saying yes;
 - only a bot's owner (or a superuser) adds versions to it or retires it, as in the API.
 
 Every write goes through ``league.services``; whatever has no service yet (a club's name and
@@ -17,7 +20,7 @@ The modules, one job each:
 - ``saving``: telling the admin's add/change machinery what a service saved;
 - ``form_helpers``: small form pieces shared with the competition admin (a player search box…);
 - ``players``, ``clubs``, ``bots``, ``bot_versions``: the ModelAdmins and their forms;
-- ``joining``: invitations and join requests, read-only;
+- ``joining``: invitation codes, join requests and personal invitations, read-only;
 - ``users``: Django's user pages (superusers only), whose usernames follow the names rule (league/names.py).
 
 Django's autodiscovery imports this package; importing these modules registers their ModelAdmins.

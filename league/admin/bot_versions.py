@@ -10,7 +10,7 @@ from django.http import HttpRequest
 
 from engine.bots import bot_names
 from engine.games import game_names
-from league.admin.permissions import OrganiserAdmin, can_organise, owns_bot
+from league.admin.permissions import OrganiserAdmin, can_organise, members_only, owns_bot
 from league.models import Bot, BotVersion, Player
 
 
@@ -89,7 +89,8 @@ class BotVersionAdmin(OrganiserAdmin[BotVersion]):
     ]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[BotVersion]:
-        return super().get_queryset(request).defer("source", "log")
+        # An organiser sees the versions (and an upload's checksum) of their clubs' members' bots only.
+        return members_only(request, super().get_queryset(request), "bot__owner").defer("source", "log")
 
     @admin.display(description="Game", ordering="bot__game")
     def game(self, version: BotVersion) -> str:

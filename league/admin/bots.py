@@ -17,7 +17,14 @@ from engine.bots import bot_names
 from engine.games import game_names
 from league.admin.bot_versions import BotVersionInline, strategy_choices
 from league.admin.form_helpers import FieldGroups, model_choice_field, player_lookup
-from league.admin.permissions import OrganiserAdmin, can_organise, is_superuser, organised_club_ids, owns_bot
+from league.admin.permissions import (
+    OrganiserAdmin,
+    can_organise,
+    is_superuser,
+    members_only,
+    organised_club_ids,
+    owns_bot,
+)
 from league.admin.saving import adopt, formset_saved
 from league.models import Bot, Player
 from league.services import bot_create, bot_retire, bot_update, bot_version_create_builtin
@@ -114,7 +121,8 @@ class BotAdmin(OrganiserAdmin[Bot]):
     date_hierarchy = "created_at"
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Bot]:
-        return super().get_queryset(request).annotate(version_total=Count("versions"))
+        # An organiser sees the bots of their clubs' members only.
+        return members_only(request, super().get_queryset(request), "owner").annotate(version_total=Count("versions"))
 
     @admin.display(description="Versions", ordering="version_total")
     def version_count(self, bot: Bot) -> int:

@@ -1,4 +1,9 @@
-"""Clubs and their memberships: superusers create clubs, organisers add members and change roles."""
+"""Clubs and their memberships: superusers create clubs and add members; organisers change members' roles.
+
+Organisers add no one here: an existing person joins a club only by accepting an invitation (docs/clubs.md),
+so the membership rows an organiser may add are none. Every role change goes through club_set_role, which
+keeps the club an organiser.
+"""
 
 from __future__ import annotations
 
@@ -11,8 +16,9 @@ from django.db.models import Count, Model, QuerySet
 from django.http import HttpRequest
 
 from league.admin.form_helpers import FieldGroups, player_lookup
-from league.admin.permissions import ClubScopedAdmin, can_organise, is_superuser, runs_club
+from league.admin.permissions import ClubScopedAdmin, can_organise, is_superuser, own_player, runs_club
 from league.admin.saving import adopt, formset_saved
+from league.joining import club_set_role
 from league.models import Club, Membership, Player
 from league.services import club_add_member, club_create
 
@@ -42,7 +48,8 @@ class MembershipInline(admin.TabularInline[Membership, Club]):
         return can_organise(request)
 
     def has_add_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
-        return obj is not None and runs_club(request, obj)
+        # Enrolling an existing person without their say is a superuser's alone; organisers invite (the API).
+        return obj is not None and is_superuser(request)
 
     def has_change_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return obj is not None and runs_club(request, obj)
@@ -122,16 +129,17 @@ class ClubAdmin(ClubScopedAdmin[Club]):
         club: Club = form.instance
         new: list[Model] = []
         changed: list[tuple[Model, list[str]]] = []
+        # The organiser acting, checked again under the club's lock; a superuser acts as no member.
+        by = None if is_superuser(request) else own_player(request)
         for member_form in formset.forms:
             if not member_form.has_changed():
                 continue
             data = member_form.cleaned_data
-            adding = member_form.instance.pk is None
-            player = data["player"] if adding else member_form.instance.player
-            membership = club_add_member(club=club, player=player, role=data["role"])
-            if adding:
-                new.append(membership)
+            if member_form.instance.pk is None:  # only a superuser gets rows to add (has_add_permission)
+                new.append(club_add_member(club=club, player=data["player"], role=data["role"]))
             else:
+                player = member_form.instance.player
+                membership = club_set_role(club=club, player=player, role=data["role"], by=by)
                 changed.append((membership, member_form.changed_data))
         formset_saved(formset, new=new, changed=changed)
 

@@ -1,4 +1,5 @@
-"""How people came to join clubs: invitations and join requests, read-only (the API makes and decides them)."""
+"""How people came to join clubs: invitation codes, join requests and personal invitations, read-only (the API
+makes and decides them: a personal invitation is answered only by the person invited)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from django.contrib import admin
 
 from league.admin.permissions import ClubScopedAdmin
 from league.joining import invitation_problem
-from league.models import Invitation, JoinRequest
+from league.models import Invitation, JoinRequest, PersonalInvitation
 
 
 @admin.register(Invitation)
@@ -31,4 +32,14 @@ class JoinRequestAdmin(ClubScopedAdmin[JoinRequest]):
     search_fields = ["player__display_name", "club__name"]
     list_select_related = ["player", "club", "decided_by"]
     fields = ("club", "player", "note", "status", "created_at", "decided_by", "decided_at")
+    readonly_fields = fields
+
+
+@admin.register(PersonalInvitation)
+class PersonalInvitationAdmin(ClubScopedAdmin[PersonalInvitation]):
+    list_display = ["player", "club", "role", "status", "invited_by", "created_at", "decided_at"]
+    list_filter = ["status", "role", ("club", admin.RelatedOnlyFieldListFilter)]
+    search_fields = ["player__display_name", "club__name"]
+    list_select_related = ["player", "club", "invited_by"]
+    fields = ("club", "player", "role", "status", "invited_by", "created_at", "decided_at")
     readonly_fields = fields

@@ -10,6 +10,7 @@ from django.db.models import Model, QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 
 from league.admin.service_errors import service_error_text
+from league.errors import Conflict
 from league.models import Bot, Club, Membership, Player
 
 _M = TypeVar("_M", bound=Model)
@@ -53,6 +54,21 @@ def runs_club(request: HttpRequest, club: Any) -> bool:
     return is_superuser(request) or (isinstance(club, Club) and club.pk in organised_club_ids(request))
 
 
+def members_only(request: HttpRequest, queryset: QuerySet[_M], player: str = "pk") -> QuerySet[_M]:
+    """``queryset`` as an admin user may see it: all of it for a superuser; for an organiser, the rows whose
+    ``player`` (a lookup to a Player) is a member of a club they organise (issue 21, finding 8).
+
+    Players, their usernames, and the bots and versions they own (with an upload's checksum) are shown to
+    organisers only for their own clubs' members; every list, change page, autocomplete and raw-id lookup
+    reads its rows through the ModelAdmin's queryset, so filtering it there covers them all.
+    """
+    if is_superuser(request):
+        return queryset
+    members = Membership.objects.filter(club_id__in=organised_club_ids(request)).values("player_id")
+    # A subquery rather than a join, so a member of two of the organiser's clubs is one row.
+    return queryset.filter(**{f"{player}__in": members})
+
+
 def owns_bot(request: HttpRequest, bot: Bot) -> bool:
     """Only a bot's owner (or a superuser) adds versions to it or retires it, as in the API."""
     return is_superuser(request) or (request.user.is_active and bot.owner.user_id == request.user.pk)
@@ -93,7 +109,9 @@ class OrganiserAdmin(admin.ModelAdmin[_M]):
             return super().changeform_view(request, object_id, form_url, extra_context)
         except ValidationError as error:
             self.message_user(request, service_error_text(error), messages.ERROR)
-            return HttpResponseRedirect(request.get_full_path())
+        except Conflict as conflict:  # the state refuses it now (the club's last organiser stepping down)
+            self.message_user(request, str(conflict), messages.ERROR)
+        return HttpResponseRedirect(request.get_full_path())
 
 
 class ClubScopedAdmin(OrganiserAdmin[_M]):

@@ -1,4 +1,8 @@
-"""Players: organisers add them (with a user, and a first club) and fix the names of their members."""
+"""Players: organisers see and rename their clubs' members, and may make a new account in a club they run.
+
+A new account made here is put in the organiser's club at once (club_add_member): it is the organiser's own
+creation, with no one yet to ask. An existing person joins only by accepting an invitation (docs/clubs.md).
+"""
 
 from __future__ import annotations
 
@@ -13,7 +17,7 @@ from django.db.models import Count, QuerySet
 from django.http import HttpRequest
 
 from league.admin.form_helpers import FieldGroups, model_choice_field
-from league.admin.permissions import OrganiserAdmin, can_organise, is_superuser, organised_club_ids
+from league.admin.permissions import OrganiserAdmin, can_organise, is_superuser, members_only, organised_club_ids
 from league.admin.saving import adopt
 from league.admin.service_errors import add_service_errors
 from league.models import Club, Membership, Player
@@ -99,12 +103,9 @@ class PlayerAdmin(OrganiserAdmin[Player]):
     date_hierarchy = "created_at"
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Player]:
-        return (
-            super()
-            .get_queryset(request)
-            .annotate(bot_total=Count("bots", distinct=True))
-            .prefetch_related("memberships__club")
-        )
+        # An organiser sees the members of the clubs they organise, and no one else (nor their usernames).
+        players = members_only(request, super().get_queryset(request))
+        return players.annotate(bot_total=Count("bots", distinct=True)).prefetch_related("memberships__club")
 
     @admin.display(description="Username", ordering="user__username")
     def username(self, player: Player) -> str:

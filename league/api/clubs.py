@@ -1,6 +1,7 @@
-"""/api/clubs/ and /api/clubs/{id}/members/: anyone reads; the creator organises; organisers add and remove
-people; anyone asks to join (…/join/) as the club allows, and a member leaves (…/leave/). Invitations and
-join requests are league/api/joining.py."""
+"""/api/clubs/ and /api/clubs/{id}/members/: anyone reads; the creator organises; organisers change members'
+roles, invite people (who accept or decline) and remove members; anyone asks to join (…/join/) as the club
+allows, and a member leaves (…/leave/). Invitation codes and join requests are league/api/joining.py, personal
+invitations league/api/personal_invitations.py."""
 
 from __future__ import annotations
 
@@ -29,11 +30,13 @@ from league.api.serializers import (
     JoinRequestSerializer,
     MembershipCreateSerializer,
     MembershipSerializer,
+    PersonalInvitationSerializer,
 )
-from league.joining import club_join, club_remove_member
+from league.joining import club_join, club_remove_member, club_set_role
 from league.models import Club, Membership
+from league.personal_invitations import club_invite
 from league.selectors import club_list, club_memberships
-from league.services import club_add_member, club_create, club_update
+from league.services import club_create, club_update
 
 
 class ClubViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet[Club]):
@@ -87,8 +90,8 @@ class ClubViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
 
 
 class MembershipViewSet(mixins.ListModelMixin, viewsets.GenericViewSet[Membership]):
-    """A club's members with their roles; an organiser adds a member, changes one's role by adding again,
-    or removes one (their results stay)."""
+    """A club's members with their roles; an organiser changes a member's role, invites someone else (who
+    becomes a member by accepting), or removes a member (their results stay)."""
 
     serializer_class = MembershipSerializer
     filterset_class = MembershipFilter
@@ -103,17 +106,26 @@ class MembershipViewSet(mixins.ListModelMixin, viewsets.GenericViewSet[Membershi
             return Membership.objects.none()
         return club_memberships(club=self.club)
 
-    @extend_schema(request=MembershipCreateSerializer, responses={201: MembershipSerializer, 200: MembershipSerializer})
+    @extend_schema(
+        request=MembershipCreateSerializer,
+        responses={200: MembershipSerializer, 202: PersonalInvitationSerializer},
+    )
+    @errors(add=[409])
     def create(self, request: Request, **kwargs: Any) -> Response:
+        """A member's new role (200); anyone else is invited in the role (202, the pending invitation, the same one
+        if asked again) and is a member only once they accept it. The club's last organiser cannot step down (409).
+        """
         if not is_club_organiser(request, self.club):
-            raise PermissionDenied("only the club's organisers may add members")
+            raise PermissionDenied("only the club's organisers may change roles or invite people")
         data = MembershipCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        player = data.validated_data["player"]
-        existed = club_memberships(club=self.club).filter(player=player).exists()
-        membership = club_add_member(club=self.club, player=player, role=data.validated_data["role"])
-        code = status.HTTP_200_OK if existed else status.HTTP_201_CREATED
-        return Response(MembershipSerializer(membership).data, status=code)
+        player, role = data.validated_data["player"], data.validated_data["role"]
+        organiser = acting_player(request)
+        if club_memberships(club=self.club).filter(player=player).exists():
+            membership = club_set_role(club=self.club, player=player, role=role, by=organiser)
+            return Response(MembershipSerializer(membership).data, status=status.HTTP_200_OK)
+        invitation = club_invite(club=self.club, player=player, role=role, invited_by=organiser)
+        return Response(PersonalInvitationSerializer(invitation).data, status=status.HTTP_202_ACCEPTED)
 
     @extend_schema(responses={204: None})
     @errors(add=[409])
@@ -122,5 +134,5 @@ class MembershipViewSet(mixins.ListModelMixin, viewsets.GenericViewSet[Membershi
         if not is_club_organiser(request, self.club):
             raise PermissionDenied("only the club's organisers may remove members")
         membership = get_object_or_404(club_memberships(club=self.club), pk=pk)
-        club_remove_member(club=self.club, player=membership.player)
+        club_remove_member(club=self.club, player=membership.player, by=acting_player(request))
         return Response(status=status.HTTP_204_NO_CONTENT)

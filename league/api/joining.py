@@ -42,7 +42,7 @@ from league.joining import (
 from league.models import Club, Invitation, JoinRequest
 
 
-class _InClub:
+class InClub:
     kwargs: dict[str, Any]
 
     @cached_property
@@ -54,7 +54,7 @@ class _InClub:
             raise PermissionDenied(f"only the club's organisers may {what}")
 
 
-class ClubInvitationViewSet(_InClub, mixins.ListModelMixin, viewsets.GenericViewSet[Invitation]):
+class ClubInvitationViewSet(InClub, mixins.ListModelMixin, viewsets.GenericViewSet[Invitation]):
     """A club's invitations, newest first: its organisers' to make, list and withdraw."""
 
     serializer_class = InvitationSerializer
@@ -109,7 +109,7 @@ class InvitationViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet[Invit
         return Response(MembershipSerializer(membership).data, status=status.HTTP_201_CREATED)
 
 
-class JoinRequestViewSet(_InClub, mixins.ListModelMixin, viewsets.GenericViewSet[JoinRequest]):
+class JoinRequestViewSet(InClub, mixins.ListModelMixin, viewsets.GenericViewSet[JoinRequest]):
     """Requests to join a club: its organisers see and decide them all; anyone else sees their own."""
 
     serializer_class = JoinRequestSerializer

@@ -16,7 +16,17 @@ from config.schema import NOT_BLANK
 from engine.games import game_names
 from engine.sandbox.code import MAX_UPLOAD_BYTES
 from league.joining import MAX_INVITATION_DAYS, MAX_INVITATION_USES, invitation_problem
-from league.models import GAME_CHOICES, Bot, BotVersion, Club, Invitation, JoinRequest, Membership, Player
+from league.models import (
+    GAME_CHOICES,
+    Bot,
+    BotVersion,
+    Club,
+    Invitation,
+    JoinRequest,
+    Membership,
+    PersonalInvitation,
+    Player,
+)
 
 #: Read when a bad game is refused, so the list names games registered since start-up.
 UNKNOWN_GAME = lazy(lambda: f'unknown game "{{input}}": choose one of {", ".join(game_names())}', str)()
@@ -239,8 +249,24 @@ class MembershipSerializer(serializers.ModelSerializer[Membership]):
 
 
 class MembershipCreateSerializer(JSONInput[Membership]):
-    player = serializers.PrimaryKeyRelatedField(queryset=Player.objects.all())
+    player = serializers.PrimaryKeyRelatedField(
+        queryset=Player.objects.all(), help_text="a member, whose role changes; anyone else is invited in the role"
+    )
     role = serializers.ChoiceField(choices=Membership.Role.choices, default=Membership.Role.MEMBER)
+
+
+class PersonalInvitationSerializer(serializers.ModelSerializer[PersonalInvitation]):
+    """An organiser's offer of a place in a club to one person, who accepts or declines it."""
+
+    club = serializers.IntegerField(source="club_id", read_only=True)
+    club_name = serializers.CharField(source="club.name", read_only=True)
+    player = PlayerSerializer(read_only=True)
+    invited_by = serializers.IntegerField(source="invited_by_id", read_only=True, allow_null=True)
+
+    class Meta:
+        model = PersonalInvitation
+        fields = ["id", "club", "club_name", "player", "role", "status", "invited_by", "created_at", "decided_at"]
+        read_only_fields = fields
 
 
 class ClubJoinSerializer(JSONInput[Club]):

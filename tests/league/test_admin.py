@@ -98,15 +98,16 @@ def test_a_changelist_takes_as_many_queries_for_many_rows_as_for_few(boss: Clien
     assert len(many) == len(few)
 
 
-def test_an_organiser_can_look_players_up_for_the_membership_inline(client: Client) -> None:
+def test_an_organiser_looks_up_only_their_clubs_members(client: Client) -> None:
     club = ClubFactory()
     organiser = organiser_of(club)
-    PlayerFactory(display_name="Zed")
+    MembershipFactory(club=club, player=PlayerFactory(display_name="Zelda"))
+    PlayerFactory(display_name="Zed")  # in no club of theirs
     client.force_login(organiser.user)
     query = "?app_label=league&model_name=membership&field_name=player&term=ze"
     response = client.get(reverse("admin:autocomplete") + query)
     assert response.status_code == 200
-    assert [r["text"] for r in response.json()["results"]] == ["Zed"]
+    assert [r["text"] for r in response.json()["results"]] == ["Zelda"]
 
 
 # --- Players -------------------------------------------------------------------------------------------
@@ -147,23 +148,38 @@ def test_a_superuser_creates_a_club_with_its_first_organiser(boss: Client) -> No
     assert list(club.memberships.values_list("player", "role")) == [(first.pk, "organiser")]
 
 
-def test_an_organiser_adds_members_and_changes_roles_from_the_club_page(client: Client) -> None:
+def test_an_organiser_changes_roles_from_the_club_page_but_adds_no_one(client: Client) -> None:
     club = ClubFactory()
     organiser = organiser_of(club)
     newcomer, member = PlayerFactory(), MembershipFactory(club=club).player
     client.force_login(organiser.user)
+    page = client.get(change_url(club))
+    assert page.context["inline_admin_formsets"][0].has_add_permission is False
     member_row = club.memberships.get(player=member)
     data = membership_forms(
         club, [{"id": member_row.pk, "role": "organiser"}, {"player": newcomer.pk, "role": "member"}]
     )
     response = client.post(change_url(club), data)
     assert response.status_code == 302, response.context and response.context["errors"]
+    # The role changed; the row for a newcomer was not the organiser's to add (they invite, the person accepts).
     roles = dict(club.memberships.values_list("player_id", "role"))
-    assert roles == {organiser.pk: "organiser", member.pk: "organiser", newcomer.pk: "member"}
+    assert roles == {organiser.pk: "organiser", member.pk: "organiser"}
+
+
+def test_a_superuser_adds_members_from_the_club_page(boss: Client) -> None:
+    club = ClubFactory()
+    organiser = MembershipFactory(club=club, role=Membership.Role.ORGANISER).player
+    newcomer = PlayerFactory()
+    response = boss.post(change_url(club), membership_forms(club, [{"player": newcomer.pk, "role": "referee"}]))
+    assert response.status_code == 302, response.context and response.context["errors"]
+    assert dict(club.memberships.values_list("player_id", "role")) == {
+        organiser.pk: "organiser",
+        newcomer.pk: "referee",
+    }
     # The same person twice is a form error, not a second row.
-    response = client.post(change_url(club), membership_forms(club, [{"player": newcomer.pk, "role": "member"}]))
+    response = boss.post(change_url(club), membership_forms(club, [{"player": newcomer.pk, "role": "member"}]))
     assert response.status_code == 200
-    assert club.memberships.count() == 3
+    assert club.memberships.count() == 2
 
 
 def test_an_organiser_sees_only_the_clubs_they_organise(client: Client) -> None:
@@ -238,7 +254,8 @@ def test_the_owner_adds_a_version_and_renames_the_bot_through_the_services(clien
 def test_only_a_bots_owner_changes_or_retires_it(client: Client) -> None:
     club = ClubFactory()
     organiser = organiser_of(club)
-    theirs = BotFactory(name="Theirs")
+    # A member's bot: the organiser sees it, but it is the member's to change.
+    theirs = BotFactory(owner=MembershipFactory(club=club).player, name="Theirs")
     ours = BotFactory(owner=organiser, name="Ours")
     client.force_login(organiser.user)
     page = client.get(change_url(theirs))

@@ -1,4 +1,4 @@
-"""/api/clubs/: anyone reads; the creator becomes an organiser; organisers add members and organisers."""
+"""/api/clubs/: anyone reads; the creator becomes an organiser; organisers invite people and change roles."""
 
 from __future__ import annotations
 
@@ -35,13 +35,16 @@ def test_a_taken_slug_is_refused() -> None:
     assert response.status_code == 400 and response.json() == {"slug": ["a club with the slug 'taken' exists"]}
 
 
-def test_an_organiser_adds_a_member_then_promotes_them() -> None:
+def test_an_organiser_invites_someone_who_accepts_and_is_then_promoted() -> None:
     organiser = MembershipFactory(role=Membership.Role.ORGANISER)
     newcomer = PlayerFactory()
     client = client_for(organiser.player.user)
     url = f"/api/clubs/{organiser.club_id}/members/"
-    added = client.post(url, {"player": newcomer.pk}, format="json")
-    assert added.status_code == 201 and added.json()["role"] == "member"
+    invited = client.post(url, {"player": newcomer.pk}, format="json")
+    assert invited.status_code == 202 and (invited.json()["role"], invited.json()["status"]) == ("member", "pending")
+    assert not Membership.objects.filter(club_id=organiser.club_id, player=newcomer).exists()
+    accepted = client_for(newcomer.user).post(f"/api/players/me/invitations/{invited.json()['id']}/accept/")
+    assert accepted.status_code == 201 and accepted.json()["role"] == "member"
     promoted = client.post(url, {"player": newcomer.pk, "role": "organiser"}, format="json")
     assert promoted.status_code == 200 and promoted.json()["role"] == "organiser"
     assert Membership.objects.get(club_id=organiser.club_id, player=newcomer).role == Membership.Role.ORGANISER

@@ -663,7 +663,7 @@ def test_an_organiser_sees_and_runs_only_their_clubs_competitions(client: Client
     index = client.get(reverse("admin:index"))
     assert index.status_code == 200
     assert {m["object_name"] for app in index.context["app_list"] for m in app["models"]} == {
-        *["Player", "Club", "Membership", "Invitation", "JoinRequest", "Bot", "BotVersion"],
+        *["Player", "Club", "Membership", "Invitation", "JoinRequest", "PersonalInvitation", "Bot", "BotVersion"],
         *["Competition", "Entrant", "Round", "Match", "Game", "MatchSet", "Standing"],
         *["Transcript", "Challenge"],
     }

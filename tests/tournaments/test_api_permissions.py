@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 
 from league.joining import invitation_create
-from league.models import Bot, BotVersion, Club, Invitation, JoinRequest, Membership, Player
+from league.models import Bot, BotVersion, Club, Invitation, JoinRequest, Membership, PersonalInvitation, Player
+from league.personal_invitations import club_invite
 from tests.factories import BotFactory, EntrantFactory
 from tests.league.test_api_support import ROLES, Cast, add_entrants, make_cast
 from tournaments.models import Challenge, Competition, Entrant, Match
@@ -69,6 +70,10 @@ def _stranger_asks(cast: Cast) -> JoinRequest:
     return JoinRequest.objects.create(club=cast.club, player=cast.stranger)
 
 
+def _stranger_invited(cast: Cast) -> PersonalInvitation:
+    return club_invite(club=cast.club, player=cast.stranger, role=Membership.Role.MEMBER, invited_by=cast.organiser)
+
+
 def _members_membership(cast: Cast) -> Membership:
     return Membership.objects.get(club=cast.club, player=cast.member)
 
@@ -114,10 +119,32 @@ WRITES: dict[str, Write] = {
     "clubs.create": Write(
         "post", lambda c: ("/api/clubs/", {"name": "New club", "slug": "new-club"}), (401, 201, 201, 201, 201)
     ),
+    # An organiser invites the stranger (202); only the stranger's acceptance makes them a member.
     "clubs.members.add": Write(
         "post",
         lambda c: (f"/api/clubs/{c.club.pk}/members/", {"player": c.stranger.pk}),
-        (401, 403, 403, 403, 201),
+        (401, 403, 403, 403, 202),
+    ),
+    "clubs.members.role": Write(
+        "post",
+        lambda c: (f"/api/clubs/{c.club.pk}/members/", {"player": c.member.pk, "role": "referee"}),
+        (401, 403, 403, 403, 200),
+    ),
+    "clubs.personal_invitations.withdraw": Write(
+        "post",
+        lambda c: (f"/api/clubs/{c.club.pk}/personal-invitations/{_stranger_invited(c).pk}/withdraw/", None),
+        (401, 403, 403, 403, 200),
+    ),
+    # Only the invited person (the stranger) answers; anyone else does not see the invitation.
+    "players.me.invitations.accept": Write(
+        "post",
+        lambda c: (f"/api/players/me/invitations/{_stranger_invited(c).pk}/accept/", None),
+        (401, 201, 404, 404, 404),
+    ),
+    "players.me.invitations.decline": Write(
+        "post",
+        lambda c: (f"/api/players/me/invitations/{_stranger_invited(c).pk}/decline/", None),
+        (401, 200, 404, 404, 404),
     ),
     "clubs.update": Write(
         "patch",
@@ -211,7 +238,13 @@ def _effect_happened(name: str, cast: Cast) -> bool:
         "bots.versions.create": lambda: BotVersion.objects.filter(bot_id=cast.version.bot_id).count() == 2,
         "clubs.create": lambda: Club.objects.filter(slug="new-club").exists(),
         "clubs.update": lambda: Club.objects.get(pk=cast.club.pk).competition_creators == "members",
-        "clubs.members.add": lambda: Membership.objects.filter(club=cast.club, player=cast.stranger).exists(),
+        "clubs.members.add": lambda: PersonalInvitation.objects.filter(club=cast.club, player=cast.stranger).exists(),
+        "clubs.members.role": lambda: Membership.objects.get(club=cast.club, player=cast.member).role == "referee",
+        "clubs.personal_invitations.withdraw": lambda: _invitation_is(cast, PersonalInvitation.Status.WITHDRAWN),
+        "players.me.invitations.accept": lambda: Membership.objects.filter(
+            club=cast.club, player=cast.stranger
+        ).exists(),
+        "players.me.invitations.decline": lambda: _invitation_is(cast, PersonalInvitation.Status.DECLINED),
         "clubs.members.remove": lambda: not Membership.objects.filter(club=cast.club, player=cast.member).exists(),
         "clubs.invitations.create": lambda: Invitation.objects.filter(club=cast.club, max_uses=2).exists(),
         "clubs.invitations.revoke": lambda: Invitation.objects.filter(revoked_at__isnull=False).exists(),
@@ -231,6 +264,10 @@ def _effect_happened(name: str, cast: Cast) -> bool:
         "tournaments.challenges.withdraw": lambda: _challenge_is(competition, Challenge.Status.WITHDRAWN),
     }
     return effects[name]()
+
+
+def _invitation_is(cast: Cast, status: str) -> bool:
+    return PersonalInvitation.objects.filter(club=cast.club, player=cast.stranger, status=status).exists()
 
 
 def _challenge_is(competition: Competition, status: str) -> bool:

@@ -47,6 +47,12 @@ MAIN_PATHS = {
     "/api/clubs/{club_pk}/join-requests/{id}/accept/": {"post"},
     "/api/clubs/{club_pk}/join-requests/{id}/decline/": {"post"},
     "/api/clubs/{club_pk}/join-requests/{id}/withdraw/": {"post"},
+    # Personal invitations (made by POST .../members/ for someone outside the club).
+    "/api/clubs/{club_pk}/personal-invitations/": {"get"},
+    "/api/clubs/{club_pk}/personal-invitations/{id}/withdraw/": {"post"},
+    "/api/players/me/invitations/": {"get"},
+    "/api/players/me/invitations/{id}/accept/": {"post"},
+    "/api/players/me/invitations/{id}/decline/": {"post"},
     "/api/tournaments/": {"get", "post"},
     "/api/tournaments/{id}/": {"get", "patch"},
     "/api/tournaments/{id}/start/": {"post"},
@@ -139,6 +145,7 @@ READS_THAT_REFUSE = {
     ("get", "/api/matches/{match_pk}/transcripts/{number}/"),
     ("get", "/api/tournaments/{competition_pk}/disputes/"),
     ("get", "/api/clubs/{club_pk}/invitations/"),
+    ("get", "/api/clubs/{club_pk}/personal-invitations/"),
 }
 #: Where the view raises tournaments.errors.Conflict.
 CONFLICTS = {
@@ -151,6 +158,10 @@ CONFLICTS = {
     ("post", "/api/clubs/{id}/join/"),
     ("post", "/api/clubs/{id}/leave/"),
     ("delete", "/api/clubs/{club_pk}/members/{id}/"),
+    ("post", "/api/clubs/{club_pk}/members/"),
+    ("post", "/api/clubs/{club_pk}/personal-invitations/{id}/withdraw/"),
+    ("post", "/api/players/me/invitations/{id}/accept/"),
+    ("post", "/api/players/me/invitations/{id}/decline/"),
     ("post", "/api/invitations/{code}/accept/"),
     ("post", "/api/clubs/{club_pk}/join-requests/{id}/accept/"),
     ("post", "/api/clubs/{club_pk}/join-requests/{id}/decline/"),
@@ -171,6 +182,9 @@ WRITES_NEVER_400 = {
     ("post", "/api/clubs/{club_pk}/join-requests/{id}/accept/"),
     ("post", "/api/clubs/{club_pk}/join-requests/{id}/decline/"),
     ("post", "/api/clubs/{club_pk}/join-requests/{id}/withdraw/"),
+    ("post", "/api/clubs/{club_pk}/personal-invitations/{id}/withdraw/"),
+    ("post", "/api/players/me/invitations/{id}/accept/"),
+    ("post", "/api/players/me/invitations/{id}/decline/"),
     ("post", "/api/tournaments/{competition_pk}/challenges/{number}/withdraw/"),
 }
 #: Operations that need no authentication at all: the token endpoint reads credentials from its body, and

@@ -142,6 +142,7 @@ def test_transcripts_and_their_trail_are_for_participants_referees_and_organiser
     posted(match, players[0], table_record(match))
     posted(match, players[1], table_record(match, 1), game_number=1)
     referee, organiser, member = PlayerFactory(), PlayerFactory(), PlayerFactory()
+    MembershipFactory(club=match.competition.club, player=referee)
     match.competition.referees.add(referee)
     MembershipFactory(club=match.competition.club, player=organiser, role=Membership.Role.ORGANISER)
     MembershipFactory(club=match.competition.club, player=member)
@@ -205,7 +206,7 @@ def test_a_dispute_is_listed_for_organisers_who_void_it(posted: Callable[..., An
 
 def test_a_referee_accepts_a_disputed_transcript(posted: Callable[..., Any]) -> None:
     match, players = transcript_match("war")
-    referee = PlayerFactory()
+    referee = MembershipFactory(club=match.competition.club).player
     match.competition.referees.add(referee)
     posted(match, players[0], table_record(match))
     as_player(players[1]).post(url(match, "1/dispute/"), {"note": "I misread a card"}, format="json")

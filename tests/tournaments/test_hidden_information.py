@@ -194,6 +194,7 @@ class Walk:
             "members": [MISSING],
             "invitations": [MISSING],
             "join-requests": [MISSING],
+            "personal-invitations": [MISSING],
             "tournaments": [competition.pk, MISSING],
             # The public competition page (/competitions/{id}/).
             "competitions": [competition.pk, MISSING],

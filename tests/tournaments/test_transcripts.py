@@ -49,7 +49,8 @@ def submit(django_capture_on_commit_callbacks: Capture) -> Callable[..., Transcr
 
 
 def referee_of(match: Match) -> Player:
-    referee = PlayerFactory()
+    """A member named a referee of the competition (a name gives powers only to members: issue 21, finding 4)."""
+    referee = MembershipFactory(club=match.competition.club).player
     match.competition.referees.add(referee)
     return referee
 
@@ -374,6 +375,7 @@ def test_a_referee_confirms_for_everyone(role: str, submit) -> None:
     match, players = transcript_match("punk", people=3)
     referee = PlayerFactory()
     if role == "named":
+        MembershipFactory(club=match.competition.club, player=referee)
         match.competition.referees.add(referee)
     else:
         MembershipFactory(club=match.competition.club, player=referee, role=role)

@@ -14,7 +14,7 @@ from django.utils.html import escape
 
 from engine.games import game_names, get_game
 from league.admin.form_helpers import model_choice_field, player_lookup
-from league.admin.permissions import is_superuser, organised_club_ids, own_player
+from league.admin.permissions import is_superuser, members_only, organised_club_ids, own_player
 from league.admin.service_errors import add_service_errors
 from league.models import BotVersion, Club, Player
 from tournaments.models import Competition
@@ -168,7 +168,7 @@ class AddEntrantsForm(forms.Form):
         help_text="Club members who play in person: their matches are refereed games, not played by the engine.",
     )
 
-    def __init__(self, *args: Any, competition: Competition, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, competition: Competition, request: HttpRequest, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         entered = competition.entrants.all()
         # NOT IN over a subquery with NULLs matches nothing, so each subquery keeps only its own kind.
@@ -180,6 +180,8 @@ class AddEntrantsForm(forms.Form):
             .select_related("bot__owner")
             .order_by("bot__name", "number")
         )
+        # An organiser is offered their clubs' members' bots, never another club's (issue 21, finding 8).
+        versions = members_only(request, versions, "bot__owner")
         players = (
             Player.objects.filter(memberships__club_id=competition.club_id)
             .exclude(pk__in=entered.filter(player__isnull=False).values("player_id"))

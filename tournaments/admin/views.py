@@ -92,7 +92,9 @@ class CompetitionRunViews(ClubScopedAdmin[Competition]):
                 request, f"Entries are closed: {competition.name} is {competition.status}.", messages.ERROR
             )
             return HttpResponseRedirect(change_url(competition.pk))
-        form = AddEntrantsForm(request.POST if request.method == "POST" else None, competition=competition)
+        form = AddEntrantsForm(
+            request.POST if request.method == "POST" else None, competition=competition, request=request
+        )
         if request.method == "POST" and form.is_valid():
             try:
                 # All or nothing: a refusal part-way (a full list, say) leaves the list as it was.

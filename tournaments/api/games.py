@@ -21,7 +21,7 @@ from tournaments.api.serializers import GameRecordSerializer, GameSerializer, Re
 from tournaments.fields import encode_compact
 from tournaments.models import Game, Match
 from tournaments.public_records import proof_of, public_game_record
-from tournaments.selectors import game_insiders, game_list
+from tournaments.selectors import game_insider, game_list
 
 
 class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet[Game]):
@@ -65,7 +65,7 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
         game = self.get_object()
         done = game.match.status == Match.Status.DONE
         player = viewing_player(request)
-        insider = done and player is not None and player.pk in game_insiders(game=game)
+        insider = done and game_insider(game=game, player=player)
         wanted = query.validated_data.get("view", "private" if insider else "public")
         if wanted == "private" and not done:
             raise PermissionDenied("the private record is shown once the match is done")

@@ -41,7 +41,7 @@ from engine.games import Game, get_game, seats_for
 from engine.match import GamePlayed, decided_early, match_result, seating_for
 from engine.record import Record
 from engine.verify import ReplayError, replay, verify
-from league.models import Membership, Player
+from league.models import Player
 from tournaments.errors import Conflict
 from tournaments.knockout_selectors import best_of
 from tournaments.models import (
@@ -52,7 +52,7 @@ from tournaments.models import (
     TranscriptConfirmation,
     TranscriptEvent,
 )
-from tournaments.selectors import competition_organiser
+from tournaments.selectors import competition_referee
 from tournaments.services.results import match_record_result
 
 log = logging.getLogger(__name__)
@@ -93,25 +93,10 @@ def _seat_of(seats: list[Seat], player: Player | None) -> Seat | None:
     return next((seat for seat in seats if seat.player_id == player.pk), None)
 
 
-def transcript_referee(*, competition: Competition, player: Player | None) -> bool:
-    """A referee of the competition: granted on it by its organisers, or a club referee or organiser."""
-    if player is None:
-        return False
-    return (
-        competition.referees.filter(pk=player.pk).exists()
-        or Membership.objects.filter(
-            club_id=competition.club_id,
-            player=player,
-            role__in=[Membership.Role.REFEREE, Membership.Role.ORGANISER],
-        ).exists()
-    )
-
-
 def transcript_settler(*, competition: Competition, player: Player | None) -> bool:
-    """Who settles transcripts for everyone (confirm on behalf, accept, void): referees and organisers."""
-    return transcript_referee(competition=competition, player=player) or competition_organiser(
-        competition=competition, player=player
-    )
+    """Who settles transcripts for everyone (confirm on behalf, accept, void): the competition's referees and
+    organisers, while members of its club (tournaments.selectors.competition_role decides)."""
+    return competition_referee(competition=competition, player=player)
 
 
 def transcript_viewer(*, match: Match, player: Player | None) -> bool:
