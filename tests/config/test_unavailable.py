@@ -109,7 +109,8 @@ def test_an_outage_is_logged_once_not_per_request(
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     match, _ = live_match("1923", options={"mode": "set"})
-    monkeypatch.setattr("tournaments.api.live.table_snapshot", failing(OperationalError("server closed the connection")))
+    closed = OperationalError("server closed the connection unexpectedly")
+    monkeypatch.setattr("tournaments.api.live.table_snapshot", failing(closed))
     caplog.set_level(logging.WARNING)
     client = APIClient()
     assert {client.get(f"/api/matches/{match.pk}/table/").status_code for _ in range(20)} == {503}
