@@ -212,6 +212,8 @@ def test_while_postgresql_is_away_the_node_answers_503_at_once_and_recovers_by_i
         started = time.monotonic()
         refused = node.post(f"/api/matches/{match.pk}/moves/", body, token)
         assert refused.status_code == 503 and time.monotonic() - started < FAILS_WITHIN
+        events = node.get(f"/api/matches/{match.pk}/events/", token)  # a plain Django view, async under ASGI
+        assert events.status_code == 503 and events.headers["Retry-After"] == str(RETRY_AFTER)
         page = node.get(f"/competitions/{match.competition_id}/")
         assert page.status_code == 503 and "Back in a moment" in page.text
         assert page.headers["Retry-After"] == str(RETRY_AFTER)
