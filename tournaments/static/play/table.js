@@ -10,6 +10,8 @@
 
   const POLL_MS = 400; // Well under the half second a move may take to reach the other seats.
   const STREAM_RETRY_MS = 5000;
+  // How long a move is kept and sent again while the club answers 503 (its database restarting).
+  const UNAVAILABLE_PATIENCE_MS = 90000;
 
   let table = null; // The latest table the server sent.
   let receivedAt = 0; // performance.now() when it came: the clocks count down from there.
@@ -112,16 +114,25 @@
     root.dataset.movedAt = String(performance.timeOrigin + performance.now());
     try {
       // A network failure leaves us not knowing whether the move was taken: send it once more
-      // with the same client_move_id, which the server applies at most once.
+      // with the same client_move_id, which the server applies at most once. A 503 (the club's
+      // database briefly away) keeps the move and sends it again when the server says to.
       let response;
-      for (let attempt = 0; ; attempt++) {
+      let failures = 0;
+      let waited = 0;
+      for (;;) {
         try {
           response = await post(payload);
-          break;
         } catch (error) {
-          if (attempt >= 1) throw error;
+          if (++failures > 1) throw error;
+          continue;
         }
+        if (response.status !== 503 || waited >= UNAVAILABLE_PATIENCE_MS) break;
+        const seconds = Math.min(Math.max(Number(response.headers.get("Retry-After")) || 5, 1), 10);
+        showRefusal(`The club is briefly unavailable. Your move is kept and will be sent again in ${seconds} seconds.`);
+        await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+        waited += seconds * 1000;
       }
+      hideRefusal();
       const body = await response.json().catch(() => null);
       if (response.ok) {
         accept(body);
