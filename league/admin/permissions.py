@@ -4,13 +4,11 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
-from django.contrib import admin, messages
-from django.core.exceptions import ValidationError
+from django.contrib import admin
 from django.db.models import Model, QuerySet
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import HttpRequest
 
-from league.admin.service_errors import service_error_text
-from league.errors import Conflict
+from league.admin.service_errors import RefusalsAsMessages
 from league.models import Bot, Club, Membership, Player
 
 _M = TypeVar("_M", bound=Model)
@@ -77,7 +75,7 @@ def owns_bot(request: HttpRequest, bot: Bot) -> bool:
 # --- The bases every admin here builds on --------------------------------------------------------
 
 
-class OrganiserAdmin(admin.ModelAdmin[_M]):
+class OrganiserAdmin(RefusalsAsMessages, admin.ModelAdmin[_M]):
     """Visible to superusers and organisers; read-only unless a subclass says otherwise."""
 
     def has_module_permission(self, request: HttpRequest) -> bool:
@@ -95,23 +93,6 @@ class OrganiserAdmin(admin.ModelAdmin[_M]):
     def has_delete_permission(self, request: HttpRequest, obj: _M | None = None) -> bool:
         # Rows here carry history (entries, results); nothing is deleted from the admin.
         return False
-
-    def changeform_view(
-        self,
-        request: HttpRequest,
-        object_id: str | None = None,
-        form_url: str = "",
-        extra_context: dict[str, Any] | None = None,
-    ) -> HttpResponse:
-        # Forms check what they can up front; a service that still refuses (a race, a rule only it
-        # knows) has rolled its transaction back, and the organiser gets its reason, not a 500.
-        try:
-            return super().changeform_view(request, object_id, form_url, extra_context)
-        except ValidationError as error:
-            self.message_user(request, service_error_text(error), messages.ERROR)
-        except Conflict as conflict:  # the state refuses it now (the club's last organiser stepping down)
-            self.message_user(request, str(conflict), messages.ERROR)
-        return HttpResponseRedirect(request.get_full_path())
 
 
 class ClubScopedAdmin(OrganiserAdmin[_M]):

@@ -9,16 +9,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib import admin, messages
+from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
 from django.contrib.auth.forms import AdminUserCreationForm
 from django.contrib.auth.forms import UserChangeForm as DjangoUserChangeForm
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import HttpRequest
 
-from league.admin.service_errors import service_error_text
+from league.admin.service_errors import RefusalsAsMessages
 from league.models import Player
 from league.names import names_check
 from league.services import player_username_changed
@@ -55,7 +55,7 @@ admin.site.unregister(User)
 
 
 @admin.register(User)
-class UserAdmin(DjangoUserAdmin):  # type: ignore[type-arg]
+class UserAdmin(RefusalsAsMessages, DjangoUserAdmin):  # type: ignore[type-arg]
     form = UserChangeForm
     add_form = UserCreationForm
 
@@ -71,17 +71,3 @@ class UserAdmin(DjangoUserAdmin):  # type: ignore[type-arg]
             player = Player.objects.filter(user_id=obj.pk).first()
             if player is not None:
                 player_username_changed(player=player)
-
-    def changeform_view(
-        self,
-        request: HttpRequest,
-        object_id: str | None = None,
-        form_url: str = "",
-        extra_context: dict[str, Any] | None = None,
-    ) -> HttpResponse:
-        # As OrganiserAdmin's: a refusal after the form's checks (a race) has rolled back, and says why.
-        try:
-            return super().changeform_view(request, object_id, form_url, extra_context)
-        except ValidationError as error:
-            self.message_user(request, service_error_text(error), messages.ERROR)
-            return HttpResponseRedirect(request.get_full_path())
