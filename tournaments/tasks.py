@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
+from config.database_outages import when_database_answers
 from tournaments.services.challenges import challenges_enforce_deadlines
 from tournaments.services.live import live_clocks_enforce, live_match_record_if_over
 from tournaments.services.live_bots import live_bots_play, live_bots_reap
@@ -42,10 +43,16 @@ def reap_transcripts() -> None:
 def advance_live_match(match_id: int) -> None:
     """Decide for the bots a live table waits on, or record a match whose games are over.
 
-    Safe twice: a decision for a table that moved on is dropped, and a match is recorded once.
+    Safe twice: a decision for a table that moved on is dropped, and a match is recorded once. So a
+    database outage midway only delays it: it runs again once the database answers, rather than leaving
+    the bot's turn to the beat's sweep (LIVE_BOT_GRACE later).
     """
-    if not live_match_record_if_over(match_id=match_id):
-        live_bots_play(match_id=match_id)
+
+    def advance() -> None:
+        if not live_match_record_if_over(match_id=match_id):
+            live_bots_play(match_id=match_id)
+
+    when_database_answers(advance, what=f"live match {match_id}")
 
 
 @shared_task

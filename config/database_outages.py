@@ -1,0 +1,61 @@
+"""Telling a database outage from a bug, and waiting one out: for the workers' tasks (docs/drill.md).
+
+A worker whose PostgreSQL restarts or fails over meets an ``OperationalError`` (the server cut
+the connection, or refuses new ones while it shuts down or starts) or an ``InterfaceError`` (the
+connection is already closed). Neither says anything about the match being played: it is the
+same match once the database answers again. So a task waits for the database and carries on,
+rather than losing its message, spending one of the match's attempts, or marking it in error.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from typing import TypeVar
+
+from django.db import InterfaceError, OperationalError, connection
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+#: What a lost connection or a database going down or starting up raises through Django.
+OUTAGE_ERRORS = (OperationalError, InterfaceError)
+#: How often a waiting worker tries the database again.
+POLL_SECONDS = 0.25
+
+
+def wait_for_database(*, poll: float = POLL_SECONDS) -> float:
+    """Block until the database answers a query again; the seconds waited.
+
+    The broken connection is dropped first, as Django does between requests. Bounded only by the
+    task's time limit, which raises inside the wait: a worker has nothing to do without its database.
+    """
+    start = time.monotonic()
+    while True:
+        connection.close()
+        try:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT 1")
+            return time.monotonic() - start
+        except OUTAGE_ERRORS:
+            time.sleep(poll)
+
+
+def when_database_answers(work: Callable[[], T], *, what: str, tries: int = 5) -> T:
+    """``work()``, run again after the database comes back each time an outage interrupts it.
+
+    Only for work that is safe to repeat from the start (a claim, a step of a live table). After
+    ``tries`` interruptions the error is raised: an "outage" that keeps coming back at once is a bug.
+    """
+    for attempt in range(1, tries + 1):
+        try:
+            return work()
+        except OUTAGE_ERRORS as exc:
+            if attempt == tries:
+                raise
+            log.warning("%s: the database went away (%s); trying again once it answers", what, exc)
+            waited = wait_for_database()
+            log.warning("%s: the database answers again after %.1f s", what, waited)
+    raise AssertionError("unreachable")  # pragma: no cover
