@@ -226,6 +226,16 @@ class Redis:
             os.kill(int(pid), signal.SIGKILL)
         wait_for_port(self.host, self.port, open_=False)
 
+    def kill_for(self, seconds: float) -> Downtime:
+        """SIGKILLed, then started again after ``seconds``; returns once it answers PING."""
+        with watching(self.host, self.port) as downtime:
+            try:
+                self.kill()
+                time.sleep(seconds)
+            finally:
+                self.start_if_down()
+        return downtime
+
     def shutdown(self) -> None:
         """A shutdown without saving: everything queued is lost, as with CI's Redis (save "")."""
         _redis_cli(self.host, self.port, "shutdown", "nosave")
