@@ -17,8 +17,10 @@ from typing import TYPE_CHECKING, cast
 from celery import Task
 from django.db import transaction
 from kombu.exceptions import ChannelError
+from kombu.exceptions import OperationalError as KombuOperationalError
 
 from config.celery import app
+from config.outages import REDIS_DOWN, Outage
 
 if TYPE_CHECKING:
     from kombu.transport.virtual import Channel as VirtualChannel
@@ -33,14 +35,34 @@ def enqueue_on_commit(task_name: str, *args: object, queue: str) -> None:
     transaction.on_commit(partial(send_now, task_name, args, queue=queue), robust=True)
 
 
+#: What a send raises when the broker cannot be reached (kombu wraps most of Redis's own errors).
+_UNREACHABLE: tuple[type[BaseException], ...] = (KombuOperationalError, *REDIS_DOWN)
+#: Sends while the broker is away: the rows say what waits, and the sweeps send it again (docs/deploy.md).
+SENDING = Outage(
+    "the broker (CELERY_BROKER_URL)",
+    "tasks are not sent; beat's sweeps send again what the database says waits once it is back",
+)
+
+
 def send_now(task_name: str, args: tuple[object, ...], *, queue: str) -> None:
-    """Send the task at once; in eager mode (the unit tests) run it inline instead."""
+    """Send the task at once; in eager mode (the unit tests) run it inline instead.
+
+    A broker that cannot be reached loses the send, with a warning (one, not one per send): this runs
+    after a commit, on a request that must be answered, and every task is a nudge whose work a sweep
+    finds again (reap_matches, reap_validations, enforce_live_clocks). CELERY_TASK_PUBLISH_RETRY_POLICY
+    and the broker's socket timeouts (config/settings/base.py) keep the attempt short.
+    """
     if app.conf.task_always_eager:
         # send_task ignores task_always_eager and would post to a broker the unit tests do not run;
         # the registered task's apply_async honours it.
         registered_task(task_name).apply_async(args, queue=queue)
-    else:
+        return
+    try:
         app.send_task(task_name, args=args, queue=queue)
+    except _UNREACHABLE as exc:
+        SENDING.failed(exc)
+    else:
+        SENDING.succeeded()
 
 
 def registered_task(task_name: str) -> Task[..., object]:

@@ -62,6 +62,16 @@ def env_rates(name: str, defaults: dict[str, str | None]) -> dict[str, str | Non
     return rates
 
 
+def redis_cache(url: str, timeout: float) -> dict[str, object]:
+    """Django's cache settings for the shared cache on Redis at ``url``: failing soft (config/cache.py), and
+    waiting at most ``timeout`` seconds to connect or for an answer."""
+    return {
+        "BACKEND": "config.cache.FailSoftRedisCache",
+        "LOCATION": url,
+        "OPTIONS": {"socket_connect_timeout": timeout, "socket_timeout": timeout},
+    }
+
+
 def check_engine_games() -> tuple[str, ...]:
     """Every game, the engine's own and those ``ENGINE_GAMES`` registers, each imported and checked now:
     a bad entry stops the process at start with one line, not a match or a request later."""

@@ -13,7 +13,9 @@ gets when not. Every operation documents the errors it can really return, with t
 - 404: every operation with an id in its path, and every paginated list (a page past the end);
 - 409: where the view raises ``tournaments.errors.Conflict`` (``errors(add=[409])``);
 - 415: every operation with a request body, for a Content-Type it does not parse;
-- 429: every operation whose view throttles (``get_throttles()``).
+- 429: every operation whose view throttles (``get_throttles()``);
+- 503: every operation, while the database (or Redis, where it is needed) cannot be reached, with
+  ``Retry-After`` (config/unavailable.py).
 
 A view that differs says so with ``errors(add=..., drop=...)`` on its method; one that documents a
 code itself with ``extend_schema(responses=...)`` keeps its own. ``tests/tournaments/
@@ -47,6 +49,8 @@ DESCRIPTIONS = {
     409: "The request conflicts with the current state of what it acts on; nothing changed.",
     415: "The request body's Content-Type is not one this operation reads.",
     429: "Too many requests: throttled; `Retry-After` says in how many seconds to try again.",
+    503: "The service is briefly unavailable (its database cannot be reached); `Retry-After` says in how many "
+    "seconds to try again.",
 }
 LOGIN_NEEDED = "No credentials were given, or the Authorization header's token is not valid."
 
@@ -195,6 +199,7 @@ class AutoSchema(openapi.AutoSchema):
             codes.add(415)
         if self._throttled():
             codes.add(429)
+        codes.add(503)
         add, drop = self._marked()
         return (codes | add) - drop
 
@@ -223,7 +228,7 @@ class AutoSchema(openapi.AutoSchema):
             schema = component.ref
         description = LOGIN_NEEDED if code == 401 and self._needs_login(operation) else DESCRIPTIONS[code]
         response: dict[str, Any] = {"content": {"application/json": {"schema": schema}}, "description": description}
-        if code == 429:
+        if code in (429, 503):
             response["headers"] = {
                 "Retry-After": {"schema": {"type": "integer"}, "description": "Seconds to wait before trying again."}
             }

@@ -3,10 +3,14 @@
 Each class is one scope of settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]. The rate is read
 per request, not once at import as DRF's own classes do, so a changed setting takes effect at once.
 A throttled request gets 429 with Retry-After (DRF's Throttled).
+
+Rates fail open: while the cache cannot be reached nothing is counted and every request is let
+through (config/cache.py logs that once), as losing Redis must not stop the club playing.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import math
 import time
@@ -23,6 +27,8 @@ from rest_framework.permissions import SAFE_METHODS
 from rest_framework.request import Request
 from rest_framework.settings import api_settings
 from rest_framework.throttling import BaseThrottle
+
+from config.cache import CacheUnavailable
 
 if TYPE_CHECKING:
     # Only for the hints: rest_framework.views reads DEFAULT_THROTTLE_CLASSES, this module, when it loads.
@@ -46,32 +52,57 @@ class _Throttle(BaseThrottle):
     def get_cache_key(self, request: Request, view: APIView | None) -> str | None:
         raise NotImplementedError
 
-    def allow_request(self, request: Request, view: APIView | None) -> bool:
+    def _window(self, request: Request, view: APIView | None) -> _Window | None:
+        """This request's counter, or None if the scope has no rate or does not count this request."""
         # Rates are "N/period" strings or None; djangorestframework-stubs types this setting's values as numbers.
         rate = cast("str | None", api_settings.DEFAULT_THROTTLE_RATES.get(self.scope))
         ident = self.get_cache_key(request, view) if rate else None
         if rate is None or ident is None:
-            return True
+            return None
         count, _, period = rate.partition("/")
         seconds = _PERIODS[period[0]]
         now = time.time()
         window = int(now // seconds)
-        key = f"throttle:{self.scope}:{ident}:{window}"
-        # The window's number is in the key, so a counter is never read after its window; the margin
-        # keeps it alive for a request that computed the window just before the boundary.
-        cache.add(key, 0, timeout=seconds + 60)
-        try:
-            made = cache.incr(key)
-        except ValueError:  # evicted between add and incr
-            cache.add(key, 1, timeout=seconds + 60)
-            made = 1
-        if made <= int(count):
+        return _Window(f"throttle:{self.scope}:{ident}:{window}", int(count), seconds, (window + 1) * seconds - now)
+
+    def allow_request(self, request: Request, view: APIView | None) -> bool:
+        counter = self._window(request, view)
+        if counter is None:
             return True
-        self._wait = (window + 1) * seconds - now
+        try:
+            made = counter.count()
+        except CacheUnavailable:
+            return True  # fail open: the cache logged that it is away
+        if made <= counter.limit:
+            return True
+        self._wait = counter.left
         return False
 
     def wait(self) -> float | None:
         return self._wait
+
+
+class _Window:
+    """One scope's counter for one client in the current fixed window."""
+
+    def __init__(self, key: str, limit: int, seconds: int, left: float) -> None:
+        self.key, self.limit, self.seconds, self.left = key, limit, seconds, left
+
+    def count(self) -> int:
+        """Count one more; the number counted in this window. CacheUnavailable if the cache is away."""
+        # The window's number is in the key, so a counter is never read after its window; the margin
+        # keeps it alive for a request that computed the window just before the boundary.
+        cache.add(self.key, 0, timeout=self.seconds + 60)
+        try:
+            return cache.incr(self.key)
+        except ValueError:  # evicted between add and incr
+            cache.add(self.key, 1, timeout=self.seconds + 60)
+            return 1
+
+    def counted(self) -> int:
+        """The number counted in this window so far (0 while the cache is away)."""
+        made = cache.get(self.key, 0)
+        return made if isinstance(made, int) else 0
 
 
 class AnonymousReadThrottle(_Throttle):
@@ -86,7 +117,8 @@ class AnonymousReadThrottle(_Throttle):
 
 
 class UserWriteThrottle(_Throttle):
-    """Writes by a signed-in user, per user: every POST, PATCH, PUT and DELETE of the API."""
+    """Writes by a signed-in user, per user: every POST, PATCH, PUT and DELETE of the API but moves at live
+    tables (MoveRefusedThrottle)."""
 
     scope = "user_write"
 
@@ -94,6 +126,39 @@ class UserWriteThrottle(_Throttle):
         if not request.user.is_authenticated or request.method in SAFE_METHODS:
             return None
         return str(request.user.pk)
+
+
+class MoveRefusedThrottle(_Throttle):
+    """Refused moves at live tables, per user (``POST /api/matches/{id}/moves/``).
+
+    A seated person's legal moves are never counted: a fast game of Banter is hundreds of them in a few
+    minutes, and the general write rate cut one off half-way (issue 21, finding 11). What the rate
+    bounds is the work a client makes the server do for nothing: moves refused as illegal, stale, out of
+    turn, at a table the caller is not seated at, or at no match. Each is counted once its refusal is
+    answered (:meth:`count_refusal`); a user past the rate gets 429 for any move until the window ends.
+    Checked before the move and counted after it, requests racing in parallel may pass the rate by as
+    many as race.
+    """
+
+    scope = "move_refused"
+
+    def get_cache_key(self, request: Request, view: APIView | None) -> str | None:
+        if not request.user.is_authenticated or request.method in SAFE_METHODS:
+            return None
+        return str(request.user.pk)
+
+    def allow_request(self, request: Request, view: APIView | None) -> bool:
+        counter = self._window(request, view)
+        if counter is None or counter.counted() < counter.limit:
+            return True
+        self._wait = counter.left
+        return False
+
+    def count_refusal(self, request: Request, view: APIView | None) -> None:
+        counter = self._window(request, view)
+        if counter is not None:
+            with contextlib.suppress(CacheUnavailable):  # fail open, as every rate does
+                counter.count()
 
 
 class BotVersionThrottle(_Throttle):

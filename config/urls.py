@@ -23,6 +23,9 @@ browsable_api_auth = [
 # Before admin.site.urls builds the admin's routes from it.
 admin.site.login = throttled_admin_login(admin.site.login)  # type: ignore[method-assign]  # a wrapped bound method
 
+# A server error under /api/ answers JSON, and an outage of the database or Redis 503 (config/unavailable.py).
+handler500 = "config.unavailable.server_error"
+
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/", ApiRootView.as_view(), name="api-root"),

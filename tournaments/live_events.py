@@ -20,6 +20,8 @@ from typing import Any
 from asgiref.sync import sync_to_async
 from django.conf import settings
 
+from config.outages import REDIS_DOWN, Outage
+
 log = logging.getLogger(__name__)
 
 #: Given the version last sent, and the version a nudge announced (None: no nudge, look), one viewer's
@@ -31,21 +33,35 @@ def _channel(match_id: int) -> str:
     return f"cardclub:live:{match_id}"
 
 
+#: Publishing while Redis is away: the move is taken all the same, and the pages fall back on polling.
+PUBLISHING = Outage(
+    "live events (LIVE_EVENTS_URL)",
+    "moves are taken, and pages watching a table see them by reading its version instead",
+    skip_seconds=5.0,
+)
+
+
 @cache
 def _redis() -> Any:
     import redis
 
-    return redis.Redis.from_url(settings.LIVE_EVENTS_URL)
+    # Short timeouts: a move publishes once it has committed, and its answer must not wait on a dead Redis.
+    timeout = settings.REDIS_TIMEOUT_SECONDS
+    return redis.Redis.from_url(settings.LIVE_EVENTS_URL, socket_connect_timeout=timeout, socket_timeout=timeout)
 
 
 def publish_change(match_id: int, version: int) -> None:
     """After a change has committed; best effort: listeners also re-read on their own every few seconds."""
-    if not settings.LIVE_EVENTS_URL:
+    if not settings.LIVE_EVENTS_URL or PUBLISHING.skipping():
         return
     try:
         _redis().publish(_channel(match_id), str(version))
+    except REDIS_DOWN as exc:
+        PUBLISHING.failed(exc)
     except Exception:
         log.warning("could not publish live match %s version %s", match_id, version, exc_info=True)
+    else:
+        PUBLISHING.succeeded()
 
 
 def _event(data: dict[str, Any]) -> bytes:
@@ -160,7 +176,9 @@ async def _subscribe_async(match_id: int) -> Any:
     try:
         import redis.asyncio
 
-        client = redis.asyncio.Redis.from_url(settings.LIVE_EVENTS_URL)
+        client = redis.asyncio.Redis.from_url(
+            settings.LIVE_EVENTS_URL, socket_connect_timeout=settings.REDIS_TIMEOUT_SECONDS
+        )
         pubsub = client.pubsub(ignore_subscribe_messages=True)
         await pubsub.subscribe(_channel(match_id))
         return pubsub

@@ -26,6 +26,9 @@ from django.conf import settings
 from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
 
+from config.cache import OUTAGE as CACHE_OUTAGE
+from config.outages import REDIS_DOWN
+
 #: How long an unchanged page stays cached; a new result makes a new key at once.
 PAGE_SECONDS = 600
 #: How long a published version is trusted before the database is asked again.
@@ -46,27 +49,51 @@ end
 def _redis() -> redis.Redis | None:
     """The shared store for versions: the Redis behind CACHE_URL, or None for a per-process cache."""
     url = settings.CACHE_URL
-    return redis.Redis.from_url(url) if url.startswith("redis://") else None
+    if not url.startswith("redis://"):
+        return None
+    # The cache's own short timeouts (config/settings/base.py): a table is read on many requests.
+    timeout = settings.REDIS_TIMEOUT_SECONDS
+    return redis.Redis.from_url(url, socket_connect_timeout=timeout, socket_timeout=timeout)
 
 
 def _version_key(competition_id: int) -> str:
     return f"cardclub:standings-version:{competition_id}"
 
 
+def _client() -> redis.Redis | None:
+    """The shared store, or None to do without it: a per-process cache, or Redis away (config/cache.py)."""
+    client = _redis()
+    return None if client is None or CACHE_OUTAGE.skipping() else client
+
+
 def cached_results_version(competition_id: int) -> int | None:
     """The version published in a shared cache, or None: then the caller reads the database."""
-    client = _redis()
+    client = _client()
     if client is None:
         return None
-    version = client.get(_version_key(competition_id))
+    try:
+        version = client.get(_version_key(competition_id))
+    except REDIS_DOWN as exc:
+        CACHE_OUTAGE.failed(exc)  # the table is read from the database, as without a shared cache
+        return None
+    CACHE_OUTAGE.succeeded()
     return None if version is None else int(version)
 
 
 def publish_results_version(competition_id: int, version: int) -> None:
-    """Called once the recording transaction has committed, and by readers after a database read."""
-    client = _redis()
-    if client is not None:
+    """Called once the recording transaction has committed, and by readers after a database read.
+
+    Never raises for a Redis that is away: a result recorded is recorded (this runs after the commit, on
+    the request or task that recorded it). A version not published is a lost publish, as the module
+    says: an older version still in Redis expires within VERSION_SECONDS, and readers then ask the database.
+    """
+    client = _client()
+    if client is None:
+        return
+    try:
         client.eval(_RAISE_VERSION, 1, _version_key(competition_id), version, VERSION_SECONDS)
+    except REDIS_DOWN as exc:
+        CACHE_OUTAGE.failed(exc)
 
 
 class _RecentPages:

@@ -16,7 +16,16 @@ import dj_database_url
 import django_stubs_ext
 from django.core.exceptions import ImproperlyConfigured
 
-from config.env import check_engine_games, email_config, env_bool, env_int, env_list, env_rates, env_str
+from config.env import (
+    check_engine_games,
+    email_config,
+    env_bool,
+    env_int,
+    env_list,
+    env_rates,
+    env_str,
+    redis_cache,
+)
 
 # Django's generic classes (ModelAdmin[Player], ModelForm[Club]) subscriptable at run time, as mypy reads them.
 django_stubs_ext.monkeypatch()
@@ -64,6 +73,8 @@ MIDDLEWARE = [
     "allauth.account.middleware.AccountMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, so that it sees what a view raised first: 503 for an outage of the database or Redis.
+    "config.unavailable.ServiceUnavailableMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -120,25 +131,52 @@ if DB_PREPARED_STATEMENTS and DATABASES["default"]["ENGINE"] == "django.db.backe
 # and without a pool each would open a database connection that outlives it. Connections are lent per
 # request (and per read of a live table's events stream) and returned at once.
 DATABASE_POOL = env_bool("DATABASE_POOL", False)
+#: Seconds to wait for a new PostgreSQL connection (libpq's connect_timeout; it takes 2 at least). A
+#: database that does not answer then fails the request with a 503 (config/unavailable.py) rather than
+#: holding it until the operating system gives up on the connection, minutes later.
+DATABASE_CONNECT_TIMEOUT = env_int("DATABASE_CONNECT_TIMEOUT", 2)
+#: Seconds a request waits for a connection from the pool (DATABASE_POOL): while PostgreSQL is away the
+#: pool has none to lend, and the request answers 503 after this, not after psycopg_pool's 30 s.
+DATABASE_POOL_TIMEOUT = env_int("DATABASE_POOL_TIMEOUT", 2)
+if DATABASE_CONNECT_TIMEOUT <= 0 or DATABASE_POOL_TIMEOUT <= 0:
+    raise ImproperlyConfigured("DATABASE_CONNECT_TIMEOUT and DATABASE_POOL_TIMEOUT must be positive (seconds)")
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    DATABASES["default"].setdefault("OPTIONS", {}).setdefault("connect_timeout", DATABASE_CONNECT_TIMEOUT)
 if DATABASE_POOL:
     if DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
         raise ImproperlyConfigured("DATABASE_POOL=true needs PostgreSQL (DATABASE_URL=postgres://...)")
     DATABASES["default"]["CONN_MAX_AGE"] = 0
-    # Not pinged before each loan: a connection that broke fails its request once and the pool drops it.
-    DATABASES["default"]["CONN_HEALTH_CHECKS"] = False
-    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+    # Each connection is checked before it is lent (one empty round trip): after a PostgreSQL restart every
+    # pooled connection is dead, and without the check each one failed the request it was lent to (issue 21,
+    # finding 6). The backend is Django's, with a check that clears every dead connection at once
+    # (config/pooled_postgresql/base.py).
+    DATABASES["default"]["ENGINE"] = "config.pooled_postgresql"
+    DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+    DATABASES["default"]["OPTIONS"]["pool"] = {
         "min_size": 2,
         "max_size": env_int("DATABASE_POOL_SIZE", 20),
+        "timeout": DATABASE_POOL_TIMEOUT,
+        # While PostgreSQL is away the pool retries a connection 1 s, then 2 s, 4 s, 8 s... apart, up to this
+        # long, then waits for a request to ask again. Its default (5 minutes) left a node minutes behind a
+        # database that was back; this keeps it within a few seconds.
+        "reconnect_timeout": DATABASE_POOL_TIMEOUT,
     }
 
 # The largest request body, by its declared length (config/request_limits.py): a 5 MB transcript file
 # with its form around it. Bot uploads have their own, smaller limit (docs/bot-protocol.md).
 MAX_REQUEST_BYTES = env_int("MAX_REQUEST_BYTES", 6 * 1024 * 1024)
 
-# Shared by every web process when CACHE_URL names Redis; one cache per process otherwise.
+#: Seconds to connect to Redis, and to wait for its answer, on every path a request takes (the cache,
+#: live-event publishing, sending a task): a Redis that does not answer must not hold requests up
+#: (docs/deploy.md, "When Redis or PostgreSQL is away").
+REDIS_TIMEOUT_SECONDS = env_int("REDIS_TIMEOUT_MS", 500) / 1000
+if REDIS_TIMEOUT_SECONDS <= 0:
+    raise ImproperlyConfigured("REDIS_TIMEOUT_MS must be positive")
+# Shared by every web process when CACHE_URL names Redis; one cache per process otherwise. While Redis
+# cannot be reached the cache is a miss and requests go on without it (config/cache.py).
 CACHE_URL = env_str("CACHE_URL", "locmem://")
 if CACHE_URL.startswith("redis://"):
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL}}
+    CACHES = {"default": redis_cache(CACHE_URL, REDIS_TIMEOUT_SECONDS)}
 elif CACHE_URL == "locmem://":
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 else:
@@ -222,6 +260,7 @@ REST_FRAMEWORK: dict[str, Any] = {
         {
             "anon_read": "300/minute",
             "user_write": "120/minute",
+            "move_refused": "60/minute",
             "bot_version": "30/hour",
             "login": "30/minute",
             "login_username": "10/minute",
@@ -276,7 +315,18 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
 else:
     # A task not acknowledged within this time is handed to another worker: keep it far above
     # the hard time limit, or a long match would run twice.
-    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600)}
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600),
+        # A web request sends its task once it has committed (config/background.py): a Redis that does not
+        # answer must fail the send quickly, not hold the request. Reads wait longer than BRPOP's 1 s poll,
+        # which a worker's consumer sends, so no consumer's poll ever times out.
+        "socket_connect_timeout": REDIS_TIMEOUT_SECONDS,
+        "socket_timeout": max(2.0, REDIS_TIMEOUT_SECONDS),
+    }
+# A send that fails is tried once more at once (a connection the pool kept may be one Redis closed when it
+# restarted), then given up: the row in PostgreSQL says the work waits, and a sweep sends it again
+# (docs/deploy.md, "When Redis or PostgreSQL is away"). Celery's default retries for about a second.
+CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 1, "interval_start": 0, "interval_step": 0.1, "interval_max": 0.1}
 # Celery's Django fix-up closes the database connection around every task unless this is set: a new
 # PostgreSQL backend per match cost the database about 8 ms of CPU. config/celery.py replaces a
 # connection that broke (a database restart) before each task instead.

@@ -6,9 +6,14 @@ puts messages on it uses a queue of its own and empties it after.
 
 from __future__ import annotations
 
+import os
+import socket
+import subprocess
+import sys
 import uuid
 from collections.abc import Callable, Iterator
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,6 +27,8 @@ from tests.factories import BotVersionFactory
 from tournaments.services import live_tables, scheduling, transcripts
 
 pytestmark = pytest.mark.django_db
+
+ROOT = Path(__file__).resolve().parents[2]
 
 CALLS: list[tuple[object, ...]] = []
 
@@ -114,3 +121,37 @@ def test_the_validation_reaper_resends_only_what_the_games_queue_lost(
     assert queue_depth(queue) == 1
     version.refresh_from_db()
     assert version.queued_at is not None and version.queued_at > long_ago
+
+
+def test_a_send_to_a_broker_that_is_away_is_given_up_at_once_with_one_warning() -> None:
+    """Issue 21, finding 2: sends run after a commit, on a request that must be answered. Given up, they
+    raise nothing (a sweep sends the work again) and cost a fraction of a second, in a fresh process
+    whose broker is a port nobody listens on."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    script = (
+        "import time, django; django.setup()\n"
+        "from config.background import send_now\n"
+        "for n in range(5):\n"
+        "    started = time.monotonic()\n"
+        "    send_now('tournaments.tasks.advance_live_match', (n,), queue='games')\n"
+        "    print(f'took {time.monotonic() - started:.3f}')\n"
+    )
+    sent = subprocess.run(
+        [sys.executable, "-c", script],
+        env={
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": "config.settings.test",
+            "CELERY_BROKER_URL": f"redis://127.0.0.1:{port}/6",
+            "CELERY_TASK_ALWAYS_EAGER": "false",
+        },
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert sent.returncode == 0, sent.stderr
+    took = [float(line.split()[1]) for line in sent.stdout.splitlines() if line.startswith("took")]
+    assert len(took) == 5 and max(took) < 0.5, took
+    assert sent.stderr.count("the broker (CELERY_BROKER_URL) unreachable") == 1, sent.stderr

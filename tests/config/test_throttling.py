@@ -4,6 +4,7 @@ with 429 and Retry-After, counted atomically, from rates that are settings."""
 from __future__ import annotations
 
 import os
+import random
 import subprocess
 import sys
 from collections.abc import Callable
@@ -17,8 +18,11 @@ from rest_framework.request import Request
 from rest_framework.test import APIClient, APIRequestFactory
 
 from config.throttles import LoginAddressThrottle
+from league.models import Player
 from league.services import player_create
 from tests.factories import BotFactory, PlayerFactory
+from tests.tournaments.live_support import live_match
+from tournaments.models import Match
 
 pytestmark = pytest.mark.django_db
 
@@ -208,6 +212,7 @@ def test_rates_are_read_from_the_environment() -> None:
     assert "'login': '7/h'" in started.stdout
     assert "'anon_read': None" in started.stdout
     assert "'user_write': '120/minute'" in started.stdout
+    assert "'move_refused': '60/minute'" in started.stdout
 
 
 def test_the_admin_sign_in_is_throttled_too(rates: Callable[..., None]) -> None:
@@ -246,3 +251,58 @@ def test_a_username_sent_as_a_number_is_counted(rates: Callable[..., None]) -> N
         return client.post(TOKEN_URL, body, format="json", REMOTE_ADDR=address).status_code
 
     assert [attempt(f"10.0.8.{n}") for n in range(3)] == [400, 400, 429]
+
+
+def test_a_whole_game_played_fast_through_the_api_is_never_throttled(rates: Callable[..., None]) -> None:
+    """Issue 21, finding 11: the 230th move of a Banter game got 429 under the general write rate.
+
+    Here every move of a whole game is made within one minute (the clock stands still) by people whose
+    general write rate is 20 a minute: legal moves are not counted against it.
+    """
+    rates(user_write="20/minute", move_refused="5/minute")
+    match, players = live_match("banter", games=3)
+    clients = {player.pk: client_of(player) for player in players}
+    rng = random.Random(21)
+    moves = 0
+    for _ in range(2000):
+        match.refresh_from_db()
+        if match.status != Match.Status.LIVE:
+            break
+        for client in clients.values():
+            view = client.get(f"/api/matches/{match.pk}/table/").json()
+            if view["legal_actions"]:
+                body = {"action": rng.choice(view["legal_actions"]), "version": view["version"]}
+                answer = client.post(f"/api/matches/{match.pk}/moves/", {**body, "client_move_id": f"m{moves}"})
+                assert answer.status_code == 200, (moves, answer.status_code, answer.content)
+                moves += 1
+    assert match.status == Match.Status.DONE
+    assert moves > 20 * 2  # well past what the general write rate allows each of the two players
+    # Their other writes are still counted under the general rate.
+    assert clients[players[0].pk].post("/api/bots/", {"name": "b", "game": "war"}).status_code == 201
+
+
+def test_refused_moves_past_their_rate_get_429_with_retry_after(rates: Callable[..., None]) -> None:
+    rates(user_write="100/minute", move_refused="3/minute")
+    match, (alice, bob) = live_match("1923", options={"mode": "set"})
+    alice_client, stranger = client_of(alice), client_of(PlayerFactory())
+    version = alice_client.get(f"/api/matches/{match.pk}/table/").json()["version"]
+
+    def attempt(client: APIClient, action: str, move_id: str) -> Any:
+        body = {"action": action, "version": version, "client_move_id": move_id}
+        return client.post(f"/api/matches/{match.pk}/moves/", body, format="json")
+
+    # Someone not seated is refused anyway (403), and each refusal counts.
+    assert [attempt(stranger, "LOCK", f"s{n}").status_code for n in range(3)] == [403] * 3
+    throttled = attempt(stranger, "LOCK", "s3")
+    assert throttled.status_code == 429 and throttled["Retry-After"] == "50"
+    # A seated player's illegal moves count too; their legal ones never did and never will.
+    assert [attempt(alice_client, "PLAY ZZ", f"a{n}").status_code for n in range(3)] == [400] * 3
+    assert attempt(alice_client, "LOCK", "a-legal").status_code == 429
+    # Bob refused nothing: his moves are his own to make.
+    assert attempt(client_of(bob), "LOCK", "b1").status_code == 200
+
+
+def client_of(player: Player) -> APIClient:
+    client = APIClient()
+    client.force_authenticate(player.user)
+    return client

@@ -283,3 +283,13 @@ def test_the_documented_errors_the_fuzzer_does_not_provoke_happen_as_documented(
         "/api/auth/token/", {"username": user.username, "password": "wrong"}, format="json"
     )
     assert stale.status_code == 400
+
+
+def test_every_operation_documents_its_503_with_retry_after() -> None:
+    """While the database is away every operation answers 503 with Retry-After (config/unavailable.py)."""
+    schema = APIClient().get("/api/schema/", {"format": "json"}).json()
+    for method, path, operation in _operations(schema):
+        unavailable = operation["responses"].get("503")
+        assert unavailable is not None, (method, path)
+        assert unavailable["content"]["application/json"]["schema"] == {"$ref": "#/components/schemas/Error"}
+        assert "Retry-After" in unavailable["headers"], (method, path)

@@ -11,7 +11,7 @@ from django.db import connection
 from django.http import HttpRequest, HttpResponse, HttpResponseBase, JsonResponse, StreamingHttpResponse
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
-from rest_framework.exceptions import APIException, NotAuthenticated, NotFound, PermissionDenied
+from rest_framework.exceptions import APIException, NotAuthenticated, NotFound, PermissionDenied, Throttled
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -19,6 +19,7 @@ from rest_framework.views import APIView
 
 from config.api_input import JSONInput
 from config.schema import errors
+from config.throttles import MoveRefusedThrottle
 from league.api.identity import acting_player, viewing_player
 from league.models import Player
 from tournaments.errors import Conflict
@@ -129,6 +130,15 @@ class MatchTableView(APIView):
 
 class MatchMoveView(APIView):
     permission_classes = [IsAuthenticated]
+    # Not the general write rate: a seated person's legal moves are never throttled, only refused moves
+    # are counted (config/throttles.py, docs/deploy.md "Request rates").
+    throttle_classes = [MoveRefusedThrottle]
+
+    def handle_exception(self, exc: Exception) -> Response:
+        response = super().handle_exception(exc)
+        if 400 <= response.status_code < 500 and not isinstance(exc, Throttled):
+            MoveRefusedThrottle().count_refusal(self.request, self)
+        return response
 
     @extend_schema(request=MoveSerializer, responses={200: TableSerializer}, summary="Make a move at a live table")
     @errors(add=[409])

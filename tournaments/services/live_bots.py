@@ -18,6 +18,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from engine.agents import AgentFailure
@@ -124,9 +125,25 @@ def _record_runs(match_id: int, reports: dict[int, BotReport]) -> None:
 
 
 def live_bots_reap() -> int:
-    """Run by Celery beat: re-send the task of every live table whose bot has not decided within the grace."""
+    """Run by Celery beat: re-send the task of every live table whose bot has not decided within the grace,
+    and of every live match whose games have all been over for that long without it being recorded.
+
+    Both wait on a task the broker may have lost (a Redis restart keeps nothing, and a send made while
+    it was away is given up: config/background.py). The second is a live match whose games end without
+    anyone's move, as War's do when dealt: its recording is the workers' (services/live_start.py).
+    """
     stale = timezone.now() - timedelta(seconds=settings.LIVE_BOT_GRACE)
     resent = 0
+    later_table = LiveTable.objects.filter(match_id=OuterRef("match_id"), number__gt=OuterRef("number"))
+    unrecorded = (
+        LiveTable.objects.filter(match__status=Match.Status.LIVE, finished_at__lt=stale)
+        .exclude(Exists(later_table))
+        .values_list("match_id", flat=True)
+    )
+    for match_id in unrecorded:
+        with transaction.atomic():
+            advance_release(match_id=match_id)
+        resent += 1
     for table in LiveTable.objects.filter(
         finished_at__isnull=True, turn_started_at__lt=stale, match__status=Match.Status.LIVE
     ).select_related("match"):

@@ -1,0 +1,109 @@
+"""When PostgreSQL or Redis cannot be reached (docs/deploy.md, "When Redis or PostgreSQL is away").
+
+Two things every part that touches them shares:
+
+- :func:`is_outage`: which errors mean "the database or Redis is unreachable just now" (a 503 and
+  ``Retry-After`` for the client, config/unavailable.py) rather than a bug (a 500);
+- :class:`Outage`: one per process and dependency that the site can do without for a while (the
+  cache, live-event publishing, the broker's sends). It notes a failure, logs one warning when the
+  dependency goes away and one line when it is back (never a line per request), and, for the callers
+  that ask, tells them to skip it for a few seconds after a failure, so that a dead Redis costs at
+  most one timeout per process every few seconds rather than one per request.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+
+import redis.exceptions
+from django.db import InterfaceError, OperationalError
+
+log = logging.getLogger(__name__)
+
+#: Errors of the database and of Redis that mean it cannot be reached, not that the request is wrong.
+#: A deadlock, a serialisation failure or a statement timeout is an OperationalError too: each is
+#: also "try again shortly", so each is a 503 as well.
+OUTAGE_ERRORS: tuple[type[BaseException], ...] = (
+    OperationalError,
+    InterfaceError,
+    redis.exceptions.ConnectionError,
+    redis.exceptions.TimeoutError,
+)
+#: Redis's errors that mean it is unreachable (a reply Redis gave, such as WRONGTYPE, is not one).
+REDIS_DOWN: tuple[type[BaseException], ...] = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
+
+
+def is_outage(exc: BaseException | None) -> bool:
+    return isinstance(exc, OUTAGE_ERRORS)
+
+
+class Outage:
+    """The state of one dependency in this process: up, or down since a moment, with its log lines.
+
+    ``skip_seconds``: after a failure, :meth:`skipping` is true for this long, and the caller does
+    without the dependency rather than wait on it again; then one call tries it (and, if it fails,
+    the next ``skip_seconds`` are skipped again). 0 means every call tries.
+    """
+
+    #: While it stays down, a reminder at most this often (with how many uses went without it).
+    REMIND_SECONDS = 60.0
+
+    def __init__(self, name: str, consequence: str, *, skip_seconds: float = 0.0) -> None:
+        self.name = name
+        self.consequence = consequence
+        self.skip_seconds = skip_seconds
+        self._lock = threading.Lock()
+        self._down_since: float | None = None
+        self._retry_at = 0.0
+        self._reminded_at = 0.0
+        self._missed = 0
+
+    @property
+    def down(self) -> bool:
+        return self._down_since is not None
+
+    def skipping(self) -> bool:
+        """Whether to do without the dependency now, without trying it (it failed moments ago)."""
+        if self._down_since is None or time.monotonic() >= self._retry_at:
+            return False
+        with self._lock:
+            self._missed += 1
+        return True
+
+    def failed(self, exc: BaseException) -> None:
+        """A use failed because the dependency is unreachable: logged once, then once a minute at most."""
+        now = time.monotonic()
+        with self._lock:
+            self._missed += 1
+            self._retry_at = now + self.skip_seconds
+            if self._down_since is None:
+                self._down_since = self._reminded_at = now
+                message = f"{self.name} unreachable ({exc}): {self.consequence}"
+            elif now - self._reminded_at >= self.REMIND_SECONDS:
+                self._reminded_at = now
+                message = (
+                    f"{self.name} still unreachable after {now - self._down_since:.0f} s "
+                    f"({self._missed} uses went without it): {self.consequence}"
+                )
+            else:
+                return
+        log.warning(message)
+
+    def succeeded(self) -> None:
+        """A use worked: if the dependency had been down, say so once."""
+        if not self.down:
+            return  # the usual case, without taking the lock
+        with self._lock:
+            since = self._down_since
+            if since is None:  # another thread said so first
+                return
+            away, missed = time.monotonic() - since, self._missed
+            self._down_since, self._missed, self._retry_at = None, 0, 0.0
+        log.warning("%s reachable again after %.1f s (%s uses went without it)", self.name, away, missed)
+
+    def reset(self) -> None:
+        """Forget any outage (tests)."""
+        with self._lock:
+            self._down_since, self._missed, self._retry_at = None, 0, 0.0
