@@ -5,6 +5,9 @@ the connection, or refuses new ones while it shuts down or starts) or an ``Inter
 connection is already closed). Neither says anything about the match being played: it is the
 same match once the database answers again. So a task waits for the database and carries on,
 rather than losing its message, spending one of the match's attempts, or marking it in error.
+
+The web side's answer to the same errors is a 503 (config/outages.py, config/unavailable.py); a worker
+has no client to answer, and nothing better to do than wait.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 #: What a lost connection or a database going down or starting up raises through Django.
-OUTAGE_ERRORS = (OperationalError, InterfaceError)
+DATABASE_OUTAGE_ERRORS = (OperationalError, InterfaceError)
 #: How often a waiting worker tries the database again.
 POLL_SECONDS = 0.25
 
@@ -31,7 +34,10 @@ def wait_for_database(*, poll: float = POLL_SECONDS) -> float:
 
     The broken connection is dropped first, as Django does between requests. Bounded only by the
     task's time limit, which raises inside the wait: a worker has nothing to do without its database.
+    Never inside a transaction, which the lost connection took with it.
     """
+    if connection.in_atomic_block:
+        raise RuntimeError("waiting for the database inside a transaction: the transaction is lost already")
     start = time.monotonic()
     while True:
         connection.close()
@@ -39,7 +45,7 @@ def wait_for_database(*, poll: float = POLL_SECONDS) -> float:
             with connection.cursor() as cursor:
                 cursor.execute("SELECT 1")
             return time.monotonic() - start
-        except OUTAGE_ERRORS:
+        except DATABASE_OUTAGE_ERRORS:
             time.sleep(poll)
 
 
@@ -52,8 +58,10 @@ def when_database_answers(work: Callable[[], T], *, what: str, tries: int = 5) -
     for attempt in range(1, tries + 1):
         try:
             return work()
-        except OUTAGE_ERRORS as exc:
-            if attempt == tries:
+        except DATABASE_OUTAGE_ERRORS as exc:
+            # Inside a transaction (a task run eagerly, in its caller's) the work is not ours to repeat: the
+            # transaction is lost with the connection, and whoever opened it must start again.
+            if attempt == tries or connection.in_atomic_block:
                 raise
             log.warning("%s: the database went away (%s); trying again once it answers", what, exc)
             waited = wait_for_database()

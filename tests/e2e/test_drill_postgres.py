@@ -10,7 +10,7 @@ games, standings and ratings of the undisturbed run; no match may be left runnin
 error. The drill prints, for each outage, how long after PostgreSQL came back the first match
 was claimed and recorded, and when the matches it interrupted were recorded.
 
-The short form (120 games a match, a restart and a 3-second stop) runs in the suite; ``make
+The short form (150 games a match, a restart and a 3-second stop) runs in the suite; ``make
 drill`` runs the long one (500 games a match, two restarts, stops of 40 and 10 seconds). It
 restarts the PostgreSQL of DATABASE_URL: nothing else may use that cluster meanwhile.
 """
@@ -62,17 +62,17 @@ ENTRANTS = [
     ("hal", "random"),
 ]
 MATCHES = len(ENTRANTS) * (len(ENTRANTS) - 1) // 2
-GAMES_PER_MATCH = 500 if FULL else 120
+GAMES_PER_MATCH = 500 if FULL else 150
 SEED = 20_260_301
 #: (share of the matches done, seconds PostgreSQL stays down: 0 is a plain restart).
 PLAN: list[tuple[float, float]] = (
-    [(0.15, 0.0), (0.35, 40.0), (0.6, 0.0), (0.8, 10.0)] if FULL else [(0.1, 0.0), (0.4, 3.0)]
+    [(0.15, 0.0), (0.35, 40.0), (0.6, 0.0), (0.8, 10.0)] if FULL else [(0.1, 0.0), (0.35, 3.0)]
 )
 FRESH = timedelta(seconds=1.5)
 #: A worker logs the cut within this of the outage (its next statement fails).
 SLACK = timedelta(seconds=2)
-#: Between two outages, so each one is recovered on its own.
-SPACING = 3.0
+#: Between two outages, so each one is recovered on its own (a worker is back within half a second).
+SPACING = 1.5
 FINISH_TIMEOUT = 300.0 if FULL else 120.0
 #: A match of some seconds, so the cut lands in the middle of it, on a heartbeat between games.
 CUT_GAMES = 1000

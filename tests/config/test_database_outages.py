@@ -1,0 +1,64 @@
+"""Workers wait out a database outage (config/database_outages.py): the work runs again once the database answers."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import DatabaseError, IntegrityError, OperationalError, transaction
+
+from config import database_outages
+from config.database_outages import when_database_answers
+
+
+@pytest.fixture
+def waits(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The waits for the database, counted rather than slept through."""
+    waited: list[int] = []
+    monkeypatch.setattr(database_outages, "wait_for_database", lambda: waited.append(1) or 0.0)
+    return waited
+
+
+def test_work_cut_short_by_an_outage_runs_again_once_the_database_answers(waits: list[int]) -> None:
+    tries: list[int] = []
+
+    def work() -> str:
+        tries.append(1)
+        if len(tries) < 3:
+            raise OperationalError("terminating connection due to administrator command")
+        return "done"
+
+    assert when_database_answers(work, what="a test") == "done"
+    assert (len(tries), len(waits)) == (3, 2)
+
+
+def test_an_outage_that_never_ends_is_raised_after_the_last_try(waits: list[int]) -> None:
+    def work() -> None:
+        raise OperationalError("the connection is closed")
+
+    with pytest.raises(OperationalError):
+        when_database_answers(work, what="a test", tries=3)
+    assert len(waits) == 2
+
+
+def test_an_error_that_is_no_outage_is_raised_at_once(waits: list[int]) -> None:
+    def work() -> None:
+        raise IntegrityError("duplicate key value violates unique constraint")
+
+    with pytest.raises(DatabaseError):
+        when_database_answers(work, what="a test")
+    assert waits == []
+
+
+def test_inside_a_transaction_an_outage_is_raised_at_once_for_its_owner_to_start_again(
+    waits: list[int], db: None
+) -> None:
+    def work() -> None:
+        raise OperationalError("terminating connection due to administrator command")
+
+    with pytest.raises(OperationalError), transaction.atomic():
+        when_database_answers(work, what="a test")
+    assert waits == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_waiting_for_a_database_that_answers_returns_at_once() -> None:
+    assert database_outages.wait_for_database() < 1.0
