@@ -19,6 +19,8 @@ from typing import TypeVar
 
 from django.db import InterfaceError, OperationalError, connection
 
+from config.outages import Outage
+
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
@@ -67,3 +69,24 @@ def when_database_answers(work: Callable[[], T], *, what: str, tries: int = 5) -
             waited = wait_for_database()
             log.warning("%s: the database answers again after %.1f s", what, waited)
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+#: Beat's periodic sweeps in this worker process, while the database is away.
+SWEEPS = Outage("the database", "beat's sweeps (reaper, clocks, ladders, deadlines) skip their turns until it is back")
+
+
+def sweep(work: Callable[[], object]) -> None:
+    """Run one of beat's periodic sweeps; one that meets a database outage skips its turn.
+
+    Beat sends the next one a few seconds later, and each sweep picks up whatever waits, so nothing
+    is lost by skipping. Logged once when the database goes and once when it is back, where each
+    failed sweep used to log a traceback (three a second in the drills).
+    """
+    try:
+        work()
+    except DATABASE_OUTAGE_ERRORS as exc:
+        if connection.in_atomic_block:
+            raise  # run inside a caller's transaction (eagerly): it is the caller's to handle
+        SWEEPS.failed(exc)
+        return
+    SWEEPS.succeeded()

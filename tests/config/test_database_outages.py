@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import logging
+
 import pytest
 from django.db import DatabaseError, IntegrityError, OperationalError, transaction
 
 from config import database_outages
-from config.database_outages import when_database_answers
+from config.database_outages import sweep, when_database_answers
 
 
 @pytest.fixture
@@ -62,3 +64,23 @@ def test_inside_a_transaction_an_outage_is_raised_at_once_for_its_owner_to_start
 @pytest.mark.django_db(transaction=True)
 def test_waiting_for_a_database_that_answers_returns_at_once() -> None:
     assert database_outages.wait_for_database() < 1.0
+
+
+def test_a_sweep_that_meets_an_outage_skips_its_turn_with_one_warning_per_outage(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    database_outages.SWEEPS.reset()
+    ran: list[int] = []
+
+    def down() -> None:
+        raise OperationalError("connection failed: the database system is shutting down")
+
+    with caplog.at_level(logging.WARNING, logger="config.outages"):
+        for _ in range(3):
+            sweep(down)  # beat's next sweep comes anyway: nothing is raised
+        sweep(lambda: ran.append(1))
+    assert ran == [1]
+    messages = [record.getMessage() for record in caplog.records]
+    assert len(messages) == 2
+    assert messages[0].startswith("the database unreachable (connection failed")
+    assert messages[1].startswith("the database reachable again after")

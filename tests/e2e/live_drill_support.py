@@ -298,13 +298,19 @@ def seconds(value: float | None) -> str:
     return "never" if value is None else f"{value:.2f}"
 
 
-def first_ok_after(people: list[Person], moment: datetime, *, method: str | None = None) -> float | None:
-    """Seconds from ``moment`` to the first request sent after it that was answered 2xx."""
+def first_ok_after(
+    people: list[Person], moment: datetime, *, sent_after: datetime, method: str | None = None
+) -> float | None:
+    """Seconds from ``moment`` (a service's return) to the first 2xx answered after it, of the requests sent
+    after ``sent_after`` (its going): a request that hung through the outage and then succeeded counts."""
     answered = [
         request.answered
         for person in people
         for request in person.requests
-        if request.sent >= moment and request.ok and (method is None or request.method == method)
+        if request.sent >= sent_after
+        and request.answered >= moment
+        and request.ok
+        and (method is None or request.method == method)
     ]
     return None if not answered else (min(answered) - moment).total_seconds()
 

@@ -100,10 +100,10 @@ def test_a_live_game_survives_postgresql_restarts_with_every_move_applied_once(
         bot_back = LiveMove.objects.filter(match=match, client_move_id__startswith="bot/", created_at__gte=back)
         first_bot = bot_back.aggregate(first=Min("created_at"))["first"]
         print(f"  recovery after PostgreSQL {label}, in seconds from its return:")
-        print(f"    the server answers: {seconds(first_ok_after(people, back))}")
-        print(f"    a move is accepted: {seconds(first_ok_after(people, back, method='POST'))}")
+        print(f"    the server answers: {seconds(first_ok_after(people, back, sent_after=went))}")
+        print(f"    a move is accepted: {seconds(first_ok_after(people, back, sent_after=went, method='POST'))}")
         print(f"    the bot moves: {seconds(None if first_bot is None else (first_bot - back).total_seconds())}")
-        answered = back + timedelta(seconds=first_ok_after(people, back) or 0.0)
+        answered = back + timedelta(seconds=first_ok_after(people, back, sent_after=went) or 0.0)
         print(f"    what the clients got from its start until then: {failures_between(people, went, answered)}")
 
     match.refresh_from_db()
@@ -111,8 +111,8 @@ def test_a_live_game_survives_postgresql_restarts_with_every_move_applied_once(
     assert_moves_stored_once(match, people)
     assert [Record.from_dict(g.record).forfeit for g in Game.objects.filter(match=match)] == [None] * GAMES
     for label, downtime, sends in outages:
-        assert downtime.back is not None
-        recovered = first_ok_after(people, downtime.back)
+        assert downtime.went is not None and downtime.back is not None
+        recovered = first_ok_after(people, downtime.back, sent_after=downtime.went)
         assert recovered is not None and recovered < RECOVERY_LIMIT, f"the server after PostgreSQL {label}"
         if sends:
             # The move sent while PostgreSQL was down got no 200 then, and was accepted once after.
