@@ -72,8 +72,7 @@ def test_a_live_game_survives_postgresql_restarts_with_every_move_applied_once(
             made += play(match.pk, people, rng=rng, go_on=lambda n, at=made, b=before: at + n < b)
             if down:
                 label = f"stopped for {down:.0f} s"
-                downtime, sends = stop_mid_move(local_postgres, down, match.pk, people)
-                during = 1
+                downtime, sends, during = stop_mid_move(local_postgres, down, match.pk, people, rng)
             else:
                 label, sends = "restarted", 0
                 downtime, during = restart_while_playing(local_postgres, match.pk, people, rng)
@@ -132,9 +131,12 @@ def restart_while_playing(
     return result[0], made
 
 
-def stop_mid_move(postgres: Postgres, down: float, match_id: int, people: list[Person]) -> tuple[Downtime, int]:
-    """Stop PostgreSQL for ``down`` seconds with a person about to move, and send the move while it is down:
-    the downtime, and how many times the move was sent before the server accepted it."""
+def stop_mid_move(
+    postgres: Postgres, down: float, match_id: int, people: list[Person], rng: random.Random
+) -> tuple[Downtime, int, int]:
+    """Stop PostgreSQL for ``down`` seconds with a person about to move, and send the move while it is down;
+    then play on while the cluster's tools finish. The downtime, how many times that move was sent before
+    the server accepted it, and the moves made."""
     turn = next_turn(match_id, people)
     assert turn is not None, "the match ended before the outage"
     person, table = turn
@@ -143,5 +145,7 @@ def stop_mid_move(postgres: Postgres, down: float, match_id: int, people: list[P
     stopping.start()
     wait_for(lambda: not port_open(postgres.host, postgres.port), timeout=60, what="PostgreSQL to stop")
     person.move(match_id, table, table["legal_actions"][0], f"{person.name}/{len(person.moves)}")
+    sends = person.moves[-1].sends
+    made = 1 + play(match_id, people, rng=rng, go_on=lambda _: stopping.is_alive())
     stopping.join()
-    return result[0], person.moves[-1].sends
+    return result[0], sends, made
