@@ -238,11 +238,17 @@ def next_turn(match_id: int, people: list[Person]) -> tuple[Person, dict[str, An
 
 
 def play(
-    match_id: int, people: list[Person], *, rng: random.Random, go_on: Callable[[int], bool] = lambda made: True
+    match_id: int,
+    people: list[Person],
+    *,
+    rng: random.Random,
+    go_on: Callable[[int], bool] = lambda made: True,
+    pause: float = 0.0,
 ) -> int:
     """The people move at random whenever the table waits on them, while ``go_on(moves made)``; the moves made.
 
-    Until the match is over, by default.
+    Until the match is over, by default. ``pause``: seconds to think after each move, so that a phase
+    of the drill that lasts as long as a service takes to come back does not play the match out.
     """
     made = 0
     while go_on(made):
@@ -252,6 +258,7 @@ def play(
         person, table = turn
         person.move(match_id, table, rng.choice(table["legal_actions"]), f"{person.name}/{len(person.moves)}")
         made += 1
+        time.sleep(pause)
     return made
 
 

@@ -52,6 +52,9 @@ PLAN: list[tuple[int, float]] = [(15, 0.0), (40, 20.0), (70, 0.0), (110, 5.0)] i
 #: The server and the bot must be back within this of PostgreSQL's return.
 RECOVERY_LIMIT = 30.0
 SERVERS = ["uvicorn", "gunicorn"] if FULL else ["uvicorn"]
+#: Seconds a person thinks between moves while PostgreSQL's tools run (a restart takes them 2.4 s around a
+#: downtime of 0.1 s): the match must not be played out before the plan is.
+PAUSE = 0.1
 
 
 @pytest.mark.parametrize("kind", SERVERS)
@@ -126,7 +129,7 @@ def restart_while_playing(
     result: list[Downtime] = []
     restarting = threading.Thread(target=lambda: result.append(postgres.restart()))
     restarting.start()
-    made = play(match_id, people, rng=rng, go_on=lambda _: restarting.is_alive())
+    made = play(match_id, people, rng=rng, go_on=lambda _: restarting.is_alive(), pause=PAUSE)
     restarting.join()
     return result[0], made
 
@@ -146,6 +149,6 @@ def stop_mid_move(
     wait_for(lambda: not port_open(postgres.host, postgres.port), timeout=60, what="PostgreSQL to stop")
     person.move(match_id, table, table["legal_actions"][0], f"{person.name}/{len(person.moves)}")
     sends = person.moves[-1].sends
-    made = 1 + play(match_id, people, rng=rng, go_on=lambda _: stopping.is_alive())
+    made = 1 + play(match_id, people, rng=rng, go_on=lambda _: stopping.is_alive(), pause=PAUSE)
     stopping.join()
     return result[0], sends, made

@@ -56,6 +56,8 @@ DOWN = 15.0 if FULL else 4.0
 #: Games of the two people's Banter: enough moves to go on through the whole outage.
 GAMES = 4 if FULL else 2
 CLOCK_SECONDS = 2
+#: Seconds the two people think between moves while Redis is down.
+PAUSE = 0.05
 RECOVERY_LIMIT = 30.0
 
 
@@ -129,7 +131,8 @@ def test_live_tables_go_on_through_a_redis_kill_and_recover_by_themselves(
         wait_for(lambda: not port_open(local_redis.host, local_redis.port), timeout=30, what="Redis to die")
         # The bot's turn comes up while Redis is down: its task cannot be sent.
         play(versus.pk, alone, rng=rng, go_on=lambda made: made < 1)
-        play(duel.pk, people, rng=rng, go_on=lambda _: killing.is_alive())
+        # At a person's pace, so the game goes on after Redis is back, for the events stream to show it.
+        play(duel.pk, people, rng=rng, go_on=lambda _: killing.is_alive(), pause=PAUSE)
         killing.join()
         (downtime,) = result
         went, back = downtime.went, downtime.back
