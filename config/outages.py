@@ -3,7 +3,9 @@
 Two things every part that touches them shares:
 
 - :func:`is_outage`: which errors mean "the database or Redis is unreachable just now" (a 503 and
-  ``Retry-After`` for the client, config/unavailable.py) rather than a bug (a 500);
+  ``Retry-After`` for the client, config/unavailable.py) rather than a bug (a 500): a database error
+  of the connection, of a server shutting down or out of resources, or a deadlock; Redis's connection
+  errors;
 - :class:`Outage`: one per process and dependency that the site can do without for a while (the
   cache, live-event publishing, the broker's sends). It notes a failure, logs one warning when the
   dependency goes away and one line when it is back (never a line per request), and, for the callers
@@ -22,21 +24,35 @@ from django.db import InterfaceError, OperationalError
 
 log = logging.getLogger(__name__)
 
-#: Errors of the database and of Redis that mean it cannot be reached, not that the request is wrong.
-#: A deadlock, a serialisation failure or a statement timeout is an OperationalError too: each is
-#: also "try again shortly", so each is a 503 as well.
-OUTAGE_ERRORS: tuple[type[BaseException], ...] = (
-    OperationalError,
-    InterfaceError,
-    redis.exceptions.ConnectionError,
-    redis.exceptions.TimeoutError,
-)
 #: Redis's errors that mean it is unreachable (a reply Redis gave, such as WRONGTYPE, is not one).
 REDIS_DOWN: tuple[type[BaseException], ...] = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
 
+#: PostgreSQL's SQLSTATE classes of an OperationalError that mean "not now" rather than "not this":
+#: 08 the connection failed or broke, 40 a deadlock or serialisation failure rolled the transaction back,
+#: 53 out of connections, memory or disk, 57 a shutdown, a restart or a statement timeout, 58 an I/O
+#: error. The other OperationalErrors (54 a program limit, such as a row too large; 55, F0, HV) are bugs.
+_TRANSIENT_SQLSTATE_CLASSES = frozenset({"08", "40", "53", "57", "58"})
+#: ... and one state of class 55: a lock asked for with NOWAIT was held.
+_TRANSIENT_SQLSTATES = frozenset({"55P03"})
+#: SQLite's (the embedded default) that mean another process holds the database just now.
+_TRANSIENT_SQLITE = ("SQLITE_BUSY", "SQLITE_LOCKED")
+
 
 def is_outage(exc: BaseException | None) -> bool:
-    return isinstance(exc, OUTAGE_ERRORS)
+    """Whether ``exc`` means the database or Redis cannot be reached just now (so: a 503, try again)."""
+    if isinstance(exc, InterfaceError | redis.exceptions.ConnectionError | redis.exceptions.TimeoutError):
+        return True
+    if not isinstance(exc, OperationalError):
+        return False
+    cause = exc.__cause__
+    sqlstate = getattr(cause, "sqlstate", None)
+    if isinstance(sqlstate, str):
+        return sqlstate[:2] in _TRANSIENT_SQLSTATE_CLASSES or sqlstate in _TRANSIENT_SQLSTATES
+    sqlite_error = getattr(cause, "sqlite_errorname", None)
+    if isinstance(sqlite_error, str):
+        return sqlite_error.startswith(_TRANSIENT_SQLITE)
+    # No word from a server: the connection was refused, closed or timed out, or the pool had none to lend.
+    return True
 
 
 class Outage:

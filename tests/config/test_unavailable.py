@@ -11,9 +11,12 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+import psycopg
+import psycopg.errors
+import psycopg_pool
 import pytest
 import redis.exceptions
-from django.db import InterfaceError, OperationalError
+from django.db import IntegrityError, InterfaceError, OperationalError, ProgrammingError
 from django.test import Client, RequestFactory
 from rest_framework.test import APIClient
 
@@ -94,15 +97,38 @@ def test_a_bug_on_a_page_is_the_sites_own_500_page(monkeypatch: pytest.MonkeyPat
     assert "Something went wrong" in response.content.decode()
 
 
-def test_only_outages_are_503s(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A database error that is the request's own fault or a bug (an IntegrityError left unhandled) is a 500."""
-    from django.db import IntegrityError, ProgrammingError
+def from_postgresql(error: Exception) -> OperationalError:
+    """Django's OperationalError as it wraps psycopg's (the server's SQLSTATE on its cause)."""
+    wrapped = OperationalError(str(error))
+    wrapped.__cause__ = error
+    return wrapped
 
+
+def test_only_outages_are_503s(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A database error that is a bug (an IntegrityError left unhandled, a row too large) is a 500."""
     match, _ = live_match("1923", options={"mode": "set"})
-    for exc in (IntegrityError("duplicate key"), ProgrammingError("column does not exist"), ValueError("x")):
+    bugs = (
+        IntegrityError("duplicate key"),
+        ProgrammingError("column does not exist"),
+        from_postgresql(psycopg.errors.ProgramLimitExceeded("index row size exceeds maximum")),
+        from_postgresql(psycopg.errors.ObjectNotInPrerequisiteState("not in prerequisite state")),
+        ValueError("x"),
+    )
+    for exc in bugs:
         monkeypatch.setattr("tournaments.api.live.table_snapshot", failing(exc))
         response = APIClient(raise_request_exception=False).get(f"/api/matches/{match.pk}/table/")
         assert response.status_code == 500, exc
+    outages = (
+        from_postgresql(psycopg.errors.AdminShutdown("terminating connection due to administrator command")),
+        from_postgresql(psycopg.errors.CannotConnectNow("the database system is starting up")),
+        from_postgresql(psycopg.errors.TooManyConnections("too many clients already")),
+        from_postgresql(psycopg.errors.DeadlockDetected("deadlock detected")),
+        from_postgresql(psycopg.OperationalError("connection refused")),  # no SQLSTATE: no server answered
+        from_postgresql(psycopg_pool.PoolTimeout("couldn't get a connection after 2.00 sec")),
+    )
+    for exc in outages:
+        monkeypatch.setattr("tournaments.api.live.table_snapshot", failing(exc))
+        assert APIClient().get(f"/api/matches/{match.pk}/table/").status_code == 503, exc
 
 
 def test_an_outage_is_logged_once_not_per_request(
