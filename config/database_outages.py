@@ -19,16 +19,24 @@ from typing import TypeVar
 
 from django.db import InterfaceError, OperationalError, connection
 
-from config.outages import Outage
+from config.outages import Outage, is_outage
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-#: What a lost connection or a database going down or starting up raises through Django.
+#: What a lost connection or a database going down or starting up raises through Django; which of them
+#: mean "not now" rather than "not this" is :func:`is_database_outage`'s to say.
 DATABASE_OUTAGE_ERRORS = (OperationalError, InterfaceError)
 #: How often a waiting worker tries the database again.
 POLL_SECONDS = 0.25
+
+
+def is_database_outage(exc: BaseException) -> bool:
+    """A database error that a try after the database answers again would not meet: a broken or refused
+    connection, a shutdown or restart, a deadlock, no connections left (config/outages.py). A program
+    limit, say, is a bug, and raised as one."""
+    return isinstance(exc, DATABASE_OUTAGE_ERRORS) and is_outage(exc)
 
 
 def wait_for_database(*, poll: float = POLL_SECONDS) -> float:
@@ -63,7 +71,7 @@ def when_database_answers(work: Callable[[], T], *, what: str, tries: int = 5) -
         except DATABASE_OUTAGE_ERRORS as exc:
             # Inside a transaction (a task run eagerly, in its caller's) the work is not ours to repeat: the
             # transaction is lost with the connection, and whoever opened it must start again.
-            if attempt == tries or connection.in_atomic_block:
+            if attempt == tries or connection.in_atomic_block or not is_database_outage(exc):
                 raise
             log.warning("%s: the database went away (%s); trying again once it answers", what, exc)
             waited = wait_for_database()
@@ -85,8 +93,8 @@ def sweep(work: Callable[[], object]) -> None:
     try:
         work()
     except DATABASE_OUTAGE_ERRORS as exc:
-        if connection.in_atomic_block:
-            raise  # run inside a caller's transaction (eagerly): it is the caller's to handle
+        if connection.in_atomic_block or not is_database_outage(exc):
+            raise  # a bug; or run inside a caller's transaction (eagerly), which is the caller's to handle
         SWEEPS.failed(exc)
         return
     SWEEPS.succeeded()

@@ -11,6 +11,14 @@ from config import database_outages
 from config.database_outages import sweep, when_database_answers
 
 
+def operational(sqlstate: str, message: str) -> OperationalError:
+    """Django's OperationalError over a psycopg error with this SQLSTATE, as the backend raises it."""
+    cause = type("PgError", (Exception,), {"sqlstate": sqlstate})(message)
+    error = OperationalError(message)
+    error.__cause__ = cause
+    return error
+
+
 @pytest.fixture
 def waits(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The waits for the database, counted rather than slept through."""
@@ -41,9 +49,17 @@ def test_an_outage_that_never_ends_is_raised_after_the_last_try(waits: list[int]
     assert len(waits) == 2
 
 
-def test_an_error_that_is_no_outage_is_raised_at_once(waits: list[int]) -> None:
+@pytest.mark.parametrize(
+    "error",
+    [
+        IntegrityError("duplicate key value violates unique constraint"),
+        # An OperationalError that a try after the database is back would meet again: a program limit (54000).
+        operational("54000", "row is too big"),
+    ],
+)
+def test_an_error_that_is_no_outage_is_raised_at_once(waits: list[int], error: DatabaseError) -> None:
     def work() -> None:
-        raise IntegrityError("duplicate key value violates unique constraint")
+        raise error
 
     with pytest.raises(DatabaseError):
         when_database_answers(work, what="a test")

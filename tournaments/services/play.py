@@ -12,7 +12,7 @@ from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 from django.utils import timezone
 
-from config.database_outages import DATABASE_OUTAGE_ERRORS, wait_for_database, when_database_answers
+from config.database_outages import is_database_outage, wait_for_database, when_database_answers
 from engine.agents import Agent
 from engine.errors import EngineError
 from engine.games import get_game, seats_for
@@ -93,8 +93,8 @@ def match_play(*, match_id: int) -> Match | None:
     for interruption in range(_RESUMES + 1):
         try:
             return _match_play_claimed(match)
-        except DATABASE_OUTAGE_ERRORS as exc:
-            if interruption == _RESUMES:
+        except Exception as exc:
+            if not is_database_outage(exc) or interruption == _RESUMES:
                 raise  # the match stays running: the reaper puts it back once its heartbeat is stale
             log.warning("match %s: the database went away mid-match (%s); waiting for it", match_id, exc)
             waited = wait_for_database()
@@ -120,9 +120,9 @@ def _match_play_claimed(match: Match) -> Match:
         error = f"the match took longer than {settings.CELERY_TASK_SOFT_TIME_LIMIT} s"
         # Not played again after an outage here: the hard limit is near. Marked once the database answers.
         return when_database_answers(lambda: match_mark_error(match=match, error=error), what=f"match {match.pk}")
-    except DATABASE_OUTAGE_ERRORS:
-        raise  # the database's failure, not the match's: match_play waits for it and plays again
     except Exception as exc:
+        if is_database_outage(exc):
+            raise  # the database's failure, not the match's: match_play waits for it and plays again
         # A bug, not the bots': keep the match visible in error, with the cause, for a retry.
         log.exception("match %s crashed the engine", match.pk)
         return match_mark_error(match=match, error=f"internal error: {type(exc).__name__}: {exc}")
