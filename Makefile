@@ -48,9 +48,13 @@ demo: run
 test: setup
 	@. .ci/services.sh && $(PY) -m pytest
 
-## The resilience drill (docs/drill.md): kills workers and restarts Redis mid-run; same services as `make test`.
+## The resilience drills (docs/drill.md), in their long form (DRILL=full; `make test` runs the short one): workers
+## killed and Redis restarted mid-competition, PostgreSQL restarted and stopped mid-competition and mid-game, Redis
+## killed mid-game. They take down the PostgreSQL and Redis that `make test` uses (.ci/services.sh); prints the figures.
+DRILLS := tests/e2e/test_drill.py tests/e2e/test_drill_postgres.py tests/e2e/test_drill_live_postgres.py \
+	tests/e2e/test_drill_live_redis.py
 drill: setup
-	@. .ci/services.sh && $(PY) -m pytest -s tests/e2e/test_drill.py
+	@. .ci/services.sh && DRILL=full $(PY) -m pytest -s $(DRILLS)
 
 ## The API fuzz gate at depth (tournaments/fuzz.py): Schemathesis over every operation with every check,
 ## anonymous and as a member, FUZZ_EXAMPLES (1,000) examples per operation, on a fresh PostgreSQL database;

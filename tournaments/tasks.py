@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
+from config.database_outages import sweep, when_database_answers
 from tournaments.services.challenges import challenges_enforce_deadlines
 from tournaments.services.live import live_clocks_enforce, live_match_record_if_over
 from tournaments.services.live_bots import live_bots_play, live_bots_reap
@@ -22,8 +23,8 @@ def run_match(match_id: int) -> None:
 @shared_task
 def reap_matches() -> None:
     """Celery beat's periodic sweep: requeue matches of dead workers, re-send lost tasks."""
-    matches_reap()
-    reap_transcripts()  # the same sweep re-sends lost transcript verifications
+    sweep(matches_reap)
+    sweep(transcripts_resend_stale)  # the same sweep re-sends lost transcript verifications
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True)
@@ -35,33 +36,39 @@ def verify_transcript(transcript_id: int) -> None:
 @shared_task
 def reap_transcripts() -> None:
     """Re-send the verification of transcripts still submitted long after submission (their task was lost)."""
-    transcripts_resend_stale()
+    sweep(transcripts_resend_stale)
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True)
 def advance_live_match(match_id: int) -> None:
     """Decide for the bots a live table waits on, or record a match whose games are over.
 
-    Safe twice: a decision for a table that moved on is dropped, and a match is recorded once.
+    Safe twice: a decision for a table that moved on is dropped, and a match is recorded once. So a
+    database outage midway only delays it: it runs again once the database answers, rather than leaving
+    the bot's turn to the beat's sweep (LIVE_BOT_GRACE later).
     """
-    if not live_match_record_if_over(match_id=match_id):
-        live_bots_play(match_id=match_id)
+
+    def advance() -> None:
+        if not live_match_record_if_over(match_id=match_id):
+            live_bots_play(match_id=match_id)
+
+    when_database_answers(advance, what=f"live match {match_id}")
 
 
 @shared_task
 def enforce_live_clocks() -> None:
     """Celery beat, every few seconds: people out of time forfeit; bots whose task was lost are asked again."""
-    live_clocks_enforce()
-    live_bots_reap()
+    sweep(live_clocks_enforce)
+    sweep(live_bots_reap)
 
 
 @shared_task
 def tick_rating_ladders() -> None:
     """Celery beat: pair the next round of every running rating ladder whose last round is over."""
-    rating_ladders_tick()
+    sweep(rating_ladders_tick)
 
 
 @shared_task
 def enforce_challenge_deadlines() -> None:
     """Celery beat: remind defenders whose deadline nears; forfeit or expire challenges past it."""
-    challenges_enforce_deadlines()
+    sweep(challenges_enforce_deadlines)

@@ -18,6 +18,7 @@ import pytest
 from django.db import connection
 
 from config.celery import app
+from tests.e2e.service_control import Postgres, Redis, Uncontrollable, skip_or_fail
 from tournaments.worker_processes import WorkerProcess
 
 BROKER = os.environ.get("CELERY_BROKER_URL", "")
@@ -50,9 +51,36 @@ def browser() -> Iterator[Any]:
             os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
 
 
+class Workers:
+    """The ``workers`` fixture: ``workers(name)`` starts a real worker; ``env`` is what every one of them runs
+    with (the test's database, broker and queues), for other processes of the test to share."""
+
+    def __init__(self, env: dict[str, str], queues: str, log_dir: Path, token: str) -> None:
+        self.env = env
+        self.token = token
+        self.queues = queues
+        self.log_dir = log_dir
+        self.started: list[WorkerProcess] = []
+
+    def __call__(
+        self, name: str, *, beat: bool = False, concurrency: int = 1, extra_env: dict[str, str] | None = None
+    ) -> WorkerProcess:
+        worker = WorkerProcess(
+            f"{name}-{self.token}",
+            queues=self.queues,
+            concurrency=concurrency,
+            beat=beat,
+            env={**self.env, **(extra_env or {})},
+            log_path=self.log_dir / f"{name}.log",
+        )
+        worker.start()
+        self.started.append(worker)
+        return worker
+
+
 @pytest.fixture
-def workers(transactional_db: None, settings: object, tmp_path: Path) -> Iterator[Callable[..., WorkerProcess]]:
-    """Start real workers with ``start(name)``; all are stopped (killed) at the end of the test."""
+def workers(transactional_db: None, settings: object, tmp_path: Path) -> Iterator[Workers]:
+    """Start real workers with ``workers(name)``; all are stopped (killed) at the end of the test."""
     if connection.vendor != "postgresql" or not BROKER.startswith("redis://"):
         if os.environ.get("CI") == "true":
             pytest.fail("CI must run the worker tests on PostgreSQL and Redis")
@@ -74,32 +102,49 @@ def workers(transactional_db: None, settings: object, tmp_path: Path) -> Iterato
         "MATCH_QUEUE_GRACE": "2",
         "MATCH_REAP_SECONDS": "1",
     }
-    started: list[WorkerProcess] = []
-
-    def start(
-        name: str, *, beat: bool = False, concurrency: int = 1, extra_env: dict[str, str] | None = None
-    ) -> WorkerProcess:
-        worker = WorkerProcess(
-            f"{name}-{token}",
-            queues=f"{games_queue},{default_queue}",
-            concurrency=concurrency,
-            beat=beat,
-            env={**env, **(extra_env or {})},
-            log_path=tmp_path / f"{name}.log",
-        )
-        worker.start()
-        started.append(worker)
-        return worker
-
+    started = Workers(env, f"{games_queue},{default_queue}", tmp_path, token)
     try:
-        yield start
+        yield started
     finally:
-        for worker in started:
+        for worker in started.started:
             worker.kill()
         app.conf.task_always_eager = True
-        with app.connection_for_write() as conn:
-            for queue in (games_queue, default_queue):
-                conn.default_channel.queue_delete(queue)
+        try:
+            with app.connection_for_write() as conn:
+                for queue in (games_queue, default_queue):
+                    conn.default_channel.queue_delete(queue)
+        except Exception:
+            # A drill may have left the broker down (it restarts it in its own clean-up): nothing to delete then.
+            pass
+
+
+@pytest.fixture
+def local_postgres(transactional_db: None) -> Iterator[Postgres]:
+    """The test database's PostgreSQL, for a drill to restart; skipped (failed with CI=true) if it cannot be.
+
+    Whatever the drill did, the database is up again afterwards: the rest of the suite needs it.
+    """
+    try:
+        server = Postgres.of_this_test()
+    except Uncontrollable as exc:
+        skip_or_fail(str(exc))
+    try:
+        yield server
+    finally:
+        server.start_if_down()
+
+
+@pytest.fixture
+def local_redis() -> Iterator[Redis]:
+    """The broker's Redis, for a drill to take down; skipped (failed with CI=true) if it cannot be."""
+    try:
+        server = Redis.at(BROKER)
+    except Uncontrollable as exc:
+        skip_or_fail(str(exc))
+    try:
+        yield server
+    finally:
+        server.start_if_down()
 
 
 def wait_for(condition: Callable[[], bool], *, timeout: float = 90, what: str = "condition") -> None:

@@ -25,7 +25,7 @@ from django.db import connection
 from rest_framework.authtoken.models import Token
 
 from tests.e2e.conftest import wait_for
-from tests.e2e.test_drill import local_redis  # noqa: F401 (a fixture)
+from tests.e2e.service_control import Redis
 from tests.tournaments.live_support import assert_recorded_fairly, live_match
 from tournaments.models import LiveMove, Match
 
@@ -133,11 +133,10 @@ def test_a_web_server_killed_mid_game_loses_no_move(web: WebServer) -> None:
     assert_recorded_fairly(match)
 
 
-@pytest.mark.usefixtures("local_redis")
-def test_a_redis_restart_mid_game_loses_no_move(workers: Any) -> None:
+def test_a_redis_restart_mid_game_loses_no_move(workers: Any, local_redis: Redis) -> None:
     """Redis keeps nothing across the restart (as CI runs it): the nudges and a bot's queued turn are lost,
     the moves are not, and the beat's sweep sends the bot's turn again."""
-    from tests.e2e.test_drill import redis_address, restart_redis
+    from tests.e2e.test_drill import restart_redis
     from tests.e2e.test_live_play import play_as_people, status_of, token_client
 
     workers("w1", beat=True, extra_env={"LIVE_CLOCK_SECONDS": "1", "LIVE_BOT_GRACE": "2"})
@@ -158,7 +157,7 @@ def test_a_redis_restart_mid_game_loses_no_move(workers: Any) -> None:
         assert client.post(f"/api/matches/{match.pk}/moves/", body, format="json").status_code == 200
     before = LiveMove.objects.filter(match=match).count()
     version = Match.objects.get(pk=match.pk).version
-    restart_redis(*redis_address())
+    restart_redis(local_redis)
     assert LiveMove.objects.filter(match=match).count() >= before
     assert Match.objects.get(pk=match.pk).version >= version
     play_as_people(match, [alice], seed=8)

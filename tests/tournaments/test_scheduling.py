@@ -14,7 +14,7 @@ from tournaments.models import Competition, Match
 from tournaments.pairing import FORMATS
 from tournaments.services import scheduling
 from tournaments.services.competitions import competition_start
-from tournaments.services.play import match_play
+from tournaments.services.play import match_play, match_resume
 
 pytestmark = pytest.mark.django_db
 
@@ -84,3 +84,23 @@ def test_a_live_heartbeat_keeps_a_running_match_from_the_reaper(sent: list[int])
     assert scheduling.matches_reap().requeued_running == 0
     match.refresh_from_db()
     assert match.status == "running"
+
+
+def test_a_worker_back_from_a_database_outage_resumes_its_own_claim_only(sent: list[int]) -> None:
+    """services/play.py, match_resume: the same attempt, running, or put back by the reaper meanwhile; never a
+    match another worker claimed since, nor one that was recorded."""
+    competition = four_entrants()
+    competition_start(competition=competition)
+    ours, requeued, taken, recorded = competition.matches.order_by("id")[:4]
+    stale = timezone.now() - timedelta(seconds=600)
+    Match.objects.filter(pk=ours.pk).update(status="running", heartbeat_at=stale, attempts=1)
+    Match.objects.filter(pk=requeued.pk).update(status="pending", heartbeat_at=None, attempts=1)
+    Match.objects.filter(pk=taken.pk).update(status="running", heartbeat_at=stale, attempts=2)
+    Match.objects.filter(pk=recorded.pk).update(status="done", attempts=1)
+    claims = {match.pk: Match(pk=match.pk, attempts=1) for match in (ours, requeued, taken, recorded)}
+    resumed = {pk: match_resume(match=claim) for pk, claim in claims.items()}
+    assert resumed == {ours.pk: True, requeued.pk: True, taken.pk: False, recorded.pk: False}
+    for match in (ours, requeued):
+        match.refresh_from_db()
+        assert (match.status, match.attempts) == ("running", 1)
+        assert match.heartbeat_at is not None and match.heartbeat_at > stale

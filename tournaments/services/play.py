@@ -12,6 +12,7 @@ from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 from django.utils import timezone
 
+from config.database_outages import is_database_outage, wait_for_database, when_database_answers
 from engine.agents import Agent
 from engine.errors import EngineError
 from engine.games import get_game, seats_for
@@ -77,27 +78,72 @@ class Heartbeat:
 
 
 def match_play(*, match_id: int) -> Match | None:
-    """Claim, play and record one match; None if another worker already has it."""
-    match = match_claim(match_id=match_id)
+    """Claim, play and record one match; None if another worker already has it.
+
+    A database outage (a restart, a failover) interrupts no more than the current try: the worker
+    waits for the database, then claims the match, or plays the match it holds again from its start
+    on the same attempt (config/database_outages.py). Nothing of an interrupted try was recorded: the
+    result is written in one transaction.
+    """
+    # Should an outage cut the claim's answer off after it committed, the claim tried again finds the match
+    # taken and leaves it: the reaper puts it back once its heartbeat is stale, as for a dead worker.
+    match = when_database_answers(lambda: match_claim(match_id=match_id), what=f"claiming match {match_id}")
     if match is None:
         return None
+    for interruption in range(_RESUMES + 1):
+        try:
+            return _match_play_claimed(match)
+        except Exception as exc:
+            if not is_database_outage(exc) or interruption == _RESUMES:
+                raise  # the match stays running: the reaper puts it back once its heartbeat is stale
+            log.warning("match %s: the database went away mid-match (%s); waiting for it", match_id, exc)
+            waited = wait_for_database()
+            if not match_resume(match=match):
+                log.warning("match %s: no longer ours after %.1f s without the database", match_id, waited)
+                return None
+            log.warning("match %s: the database answers again after %.1f s; playing it again", match_id, waited)
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+#: Outages one task waits out in the middle of its match before it leaves the match to the reaper.
+_RESUMES = 5
+
+
+def _match_play_claimed(match: Match) -> Match:
     reports: dict[int, BotReport] = {}
     try:
-        result = match_simulate(match=match, heartbeat=Heartbeat(match_id), reports=reports)
+        result = match_simulate(match=match, heartbeat=Heartbeat(match.pk), reports=reports)
     except (EngineError, NotPlayable) as exc:
         bot_runs_record(match=match, reports=reports)
         return match_mark_error(match=match, error=str(exc))
     except SoftTimeLimitExceeded:
-        return match_mark_error(
-            match=match, error=f"the match took longer than {settings.CELERY_TASK_SOFT_TIME_LIMIT} s"
-        )
+        error = f"the match took longer than {settings.CELERY_TASK_SOFT_TIME_LIMIT} s"
+        # Not played again after an outage here: the hard limit is near. Marked once the database answers.
+        return when_database_answers(lambda: match_mark_error(match=match, error=error), what=f"match {match.pk}")
     except Exception as exc:
+        if is_database_outage(exc):
+            raise  # the database's failure, not the match's: match_play waits for it and plays again
         # A bug, not the bots': keep the match visible in error, with the cause, for a retry.
-        log.exception("match %s crashed the engine", match_id)
+        log.exception("match %s crashed the engine", match.pk)
         return match_mark_error(match=match, error=f"internal error: {type(exc).__name__}: {exc}")
     recorded = match_record_result(match=match, result=result)
     bot_runs_record(match=match, reports=reports)
     return recorded
+
+
+def match_resume(*, match: Match) -> bool:
+    """Take up this worker's claim again after the database came back: the same attempt, a fresh heartbeat.
+
+    Conditional on the claim still being ours, at the attempt we claimed: running, or pending if the
+    reaper took our silence for a death and put the match back meanwhile (its re-sent task then finds
+    the match taken, as a duplicate does). Not if another worker claimed it since (the attempt moved
+    on), nor if the commit the outage cut short did record it.
+    """
+    now = timezone.now()
+    resumed = Match.objects.filter(
+        pk=match.pk, status__in=[Match.Status.RUNNING, Match.Status.PENDING], attempts=match.attempts
+    ).update(status=Match.Status.RUNNING, started_at=now, heartbeat_at=now)
+    return resumed == 1
 
 
 def match_simulate(

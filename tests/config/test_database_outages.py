@@ -1,0 +1,102 @@
+"""Workers wait out a database outage (config/database_outages.py): the work runs again once the database answers."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+from django.db import DatabaseError, IntegrityError, OperationalError, transaction
+
+from config import database_outages
+from config.database_outages import sweep, when_database_answers
+
+
+def operational(sqlstate: str, message: str) -> OperationalError:
+    """Django's OperationalError over a psycopg error with this SQLSTATE, as the backend raises it."""
+    cause = type("PgError", (Exception,), {"sqlstate": sqlstate})(message)
+    error = OperationalError(message)
+    error.__cause__ = cause
+    return error
+
+
+@pytest.fixture
+def waits(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The waits for the database, counted rather than slept through."""
+    waited: list[int] = []
+    monkeypatch.setattr(database_outages, "wait_for_database", lambda: waited.append(1) or 0.0)
+    return waited
+
+
+def test_work_cut_short_by_an_outage_runs_again_once_the_database_answers(waits: list[int]) -> None:
+    tries: list[int] = []
+
+    def work() -> str:
+        tries.append(1)
+        if len(tries) < 3:
+            raise OperationalError("terminating connection due to administrator command")
+        return "done"
+
+    assert when_database_answers(work, what="a test") == "done"
+    assert (len(tries), len(waits)) == (3, 2)
+
+
+def test_an_outage_that_never_ends_is_raised_after_the_last_try(waits: list[int]) -> None:
+    def work() -> None:
+        raise OperationalError("the connection is closed")
+
+    with pytest.raises(OperationalError):
+        when_database_answers(work, what="a test", tries=3)
+    assert len(waits) == 2
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        IntegrityError("duplicate key value violates unique constraint"),
+        # An OperationalError that a try after the database is back would meet again: a program limit (54000).
+        operational("54000", "row is too big"),
+    ],
+)
+def test_an_error_that_is_no_outage_is_raised_at_once(waits: list[int], error: DatabaseError) -> None:
+    def work() -> None:
+        raise error
+
+    with pytest.raises(DatabaseError):
+        when_database_answers(work, what="a test")
+    assert waits == []
+
+
+def test_inside_a_transaction_an_outage_is_raised_at_once_for_its_owner_to_start_again(
+    waits: list[int], db: None
+) -> None:
+    def work() -> None:
+        raise OperationalError("terminating connection due to administrator command")
+
+    with pytest.raises(OperationalError), transaction.atomic():
+        when_database_answers(work, what="a test")
+    assert waits == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_waiting_for_a_database_that_answers_returns_at_once() -> None:
+    assert database_outages.wait_for_database() < 1.0
+
+
+def test_a_sweep_that_meets_an_outage_skips_its_turn_with_one_warning_per_outage(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    database_outages.SWEEPS.reset()
+    ran: list[int] = []
+
+    def down() -> None:
+        raise OperationalError("connection failed: the database system is shutting down")
+
+    with caplog.at_level(logging.WARNING, logger="config.outages"):
+        for _ in range(3):
+            sweep(down)  # beat's next sweep comes anyway: nothing is raised
+        sweep(lambda: ran.append(1))
+    assert ran == [1]
+    messages = [record.getMessage() for record in caplog.records]
+    assert len(messages) == 2
+    assert messages[0].startswith("the database unreachable (connection failed")
+    assert messages[1].startswith("the database reachable again after")
