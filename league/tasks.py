@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
+from config.database_outages import sweep
 from league.validation import bot_version_validate, validations_reap
 
 
@@ -15,4 +16,4 @@ def validate_bot_version(version_id: int) -> None:
 
 @shared_task
 def reap_validations() -> None:
-    validations_reap()
+    sweep(validations_reap)

@@ -327,6 +327,9 @@ else:
 # restarted), then given up: the row in PostgreSQL says the work waits, and a sweep sends it again
 # (docs/deploy.md, "When Redis or PostgreSQL is away"). Celery's default retries for about a second.
 CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 1, "interval_start": 0, "interval_step": 0.1, "interval_max": 0.1}
+# Workers and beat wait for a lost broker however long it stays away (Celery's default gives up after 100
+# tries, about 48 minutes, and the process exits): they come back by themselves when Redis does.
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
 # Celery's Django fix-up closes the database connection around every task unless this is set: a new
 # PostgreSQL backend per match cost the database about 8 ms of CPU. config/celery.py replaces a
 # connection that broke (a database restart) before each task instead.

@@ -100,3 +100,30 @@ def test_a_sweep_that_meets_an_outage_skips_its_turn_with_one_warning_per_outage
     assert len(messages) == 2
     assert messages[0].startswith("the database unreachable (connection failed")
     assert messages[1].startswith("the database reachable again after")
+
+
+@pytest.mark.django_db(transaction=True)  # a sweep inside a transaction leaves the outage to its owner
+@pytest.mark.parametrize(
+    ("task", "work"),
+    [
+        ("tournaments.tasks.reap_matches", "matches_reap"),
+        ("league.tasks.reap_validations", "validations_reap"),
+    ],
+)
+def test_beat_s_sweeps_skip_their_turn_while_the_database_is_away(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, task: str, work: str
+) -> None:
+    import importlib
+
+    module_name, name = task.rsplit(".", 1)
+    module = importlib.import_module(module_name)
+    database_outages.SWEEPS.reset()
+
+    def down() -> int:
+        raise OperationalError("connection failed: the database system is shutting down")
+
+    monkeypatch.setattr(module, work, down)
+    with caplog.at_level(logging.WARNING, logger="config.outages"):
+        getattr(module, name)()  # nothing raised: beat sends the next sweep a few seconds later
+    assert caplog.records[0].getMessage().startswith("the database unreachable")
+    database_outages.SWEEPS.reset()
