@@ -18,6 +18,7 @@ import pytest
 from django.db import connection
 
 from config.celery import app
+from tests.e2e.nodes import database_url
 from tests.e2e.service_control import Postgres, Redis, Uncontrollable, skip_or_fail
 from tournaments.worker_processes import WorkerProcess
 
@@ -89,10 +90,9 @@ def workers(transactional_db: None, settings: object, tmp_path: Path) -> Iterato
     games_queue, default_queue = f"games-{token}", f"default-{token}"
     settings.CELERY_GAMES_QUEUE = games_queue  # type: ignore[attr-defined]
     app.conf.task_always_eager = False
-    db = connection.settings_dict
     env = {
         "DJANGO_SETTINGS_MODULE": "config.settings.test",
-        "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
+        "DATABASE_URL": database_url(),
         "CELERY_BROKER_URL": BROKER,
         "CELERY_GAMES_QUEUE": games_queue,
         "CELERY_DEFAULT_QUEUE": default_queue,

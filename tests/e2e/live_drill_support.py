@@ -12,11 +12,7 @@ took to answer again after an outage, and compare the moves the people made with
 from __future__ import annotations
 
 import json
-import os
 import random
-import signal
-import socket
-import subprocess
 import sys
 import time
 import urllib.error
@@ -28,7 +24,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
@@ -36,16 +31,11 @@ from rest_framework.authtoken.models import Token
 from engine.games import get_game
 from engine.record import Record
 from league.models import Player
+from tests.e2e.nodes import Node
 from tournaments.models import Game, LiveMove, Match
 
 #: How long a client waits for an answer before it sends the request again.
 CLIENT_TIMEOUT = 5.0
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def cache_url(broker: str) -> str:
@@ -55,63 +45,25 @@ def cache_url(broker: str) -> str:
     return urlunsplit(parts._replace(path=f"/{number + 1}"))
 
 
-class Server:
-    """A web node in its own process group, as docs/deploy.md starts it: ``kind`` is uvicorn or gunicorn."""
+class Server(Node):
+    """A web node as docs/deploy.md starts it: ``kind`` is uvicorn (the live-table node) or gunicorn (the web node)."""
 
     def __init__(self, kind: str, *, env: Mapping[str, str], log_path: Path) -> None:
+        super().__init__(kind, env=env, log_path=log_path)
         self.kind = kind
-        self.port = free_port()
-        self.env = dict(env)
-        self.log_path = log_path
-        self.process: subprocess.Popen[bytes] | None = None
+        if kind == "uvicorn":
+            self.env["DATABASE_POOL"] = "true"
 
     def command(self) -> list[str]:
-        bind = f"127.0.0.1:{self.port}"
         if self.kind == "uvicorn":
             return [
                 sys.executable, "-m", "uvicorn", "config.asgi:application", "--workers", "2",
                 "--host", "127.0.0.1", "--port", str(self.port), "--log-level", "warning",
             ]  # fmt: skip
         return [
-            sys.executable, "-m", "gunicorn", "config.wsgi", "--worker-class", "sync", "--workers", "3", "--bind", bind,
+            sys.executable, "-m", "gunicorn", "config.wsgi", "--worker-class", "sync", "--workers", "3",
+            "--bind", f"127.0.0.1:{self.port}",
         ]  # fmt: skip
-
-    def start(self) -> None:
-        env = {**os.environ, **self.env}
-        if self.kind == "uvicorn":
-            env["DATABASE_POOL"] = "true"
-        with open(self.log_path, "ab") as log:
-            self.process = subprocess.Popen(
-                self.command(),
-                cwd=settings.BASE_DIR,
-                env=env,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
-        deadline = time.monotonic() + 60
-        while not self.answers():
-            if self.process.poll() is not None:
-                raise RuntimeError(f"{self.kind} exited with {self.process.returncode}: see {self.log_path}")
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"{self.kind} did not answer within 60 s: see {self.log_path}")
-            time.sleep(0.1)
-
-    def answers(self) -> bool:
-        try:
-            with urllib.request.urlopen(f"{self.url}/api/", timeout=2) as response:
-                return bool(response.status == 200)
-        except (OSError, urllib.error.URLError):
-            return False
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def kill(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGKILL)
-            self.process.wait()
 
 
 def server_env(worker_env: Mapping[str, str], broker: str) -> dict[str, str]:

@@ -7,11 +7,8 @@ reconnecting as a browser's EventSource does whenever a stream ends, while the s
 
 from __future__ import annotations
 
-import os
 import re
 import socket
-import subprocess
-import sys
 import threading
 import time
 import urllib.request
@@ -24,16 +21,11 @@ from django.conf import settings
 from django.db import connection
 
 from tests.e2e.conftest import wait_for
+from tests.e2e.nodes import ProcfileNode, database_url, procfile
 from tests.tournaments.live_support import live_match
 
-PROCFILE = Path(settings.BASE_DIR) / "deploy" / "Procfile"
 UNITS = Path(settings.BASE_DIR) / "deploy" / "systemd"
 DEPLOY_DOC = Path(settings.BASE_DIR) / "docs" / "deploy.md"
-
-
-def procfile() -> dict[str, str]:
-    lines = (line.split(":", 1) for line in PROCFILE.read_text().splitlines() if line.strip())
-    return {name.strip(): command.strip() for name, command in lines}
 
 
 def worker_count(command: str) -> int:
@@ -42,63 +34,17 @@ def worker_count(command: str) -> int:
     return int(found.group(1))
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-class Node:
-    """One Procfile process, as honcho would start it, listening on a port of its own."""
+class DeployedNode(ProcfileNode):
+    """A Procfile node on the test's PostgreSQL database, with as many workers as its line starts."""
 
     def __init__(self, name: str, tmp_path: Path) -> None:
-        self.name = name
-        self.command = procfile()[name]
-        self.workers = worker_count(self.command)
-        self.port = free_port()
-        self.log = tmp_path / f"{name}.log"
-        self.process: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> None:
-        db = connection.settings_dict
         env = {
-            **os.environ,
-            "PATH": f"{Path(sys.executable).parent}:{os.environ.get('PATH', '')}",
-            "PORT": str(self.port),
-            "LIVE_PORT": str(self.port),
             "DJANGO_SETTINGS_MODULE": "config.settings.test",
-            "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
+            "DATABASE_URL": database_url(),
             "CELERY_TASK_ALWAYS_EAGER": "false",
         }
-        with self.log.open("wb") as log:
-            self.process = subprocess.Popen(
-                ["sh", "-c", f"exec {self.command}"],
-                cwd=settings.BASE_DIR,
-                env=env,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
-        wait_for(self._answers, timeout=60, what=f"the {self.name} node to answer")
-
-    def _answers(self) -> bool:
-        assert self.process is not None and self.process.poll() is None, self.log.read_text()[-3000:]
-        try:
-            return get(self.url("/api/"), timeout=1)[0] == 200
-        except OSError:
-            return False
-
-    def url(self, path: str) -> str:
-        return f"http://127.0.0.1:{self.port}{path}"
-
-    def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            os.killpg(self.process.pid, 15)
-            try:
-                self.process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, 9)
-                self.process.wait()
+        super().__init__(name, env=env, log_path=tmp_path / f"{name}.log")
+        self.workers = worker_count(self.line)
 
 
 def get(url: str, *, timeout: float) -> tuple[int, bytes]:
@@ -165,9 +111,9 @@ def test_open_event_streams_leave_a_node_free_for_everything_else(
     live_table: tuple[int, int], tmp_path: Path, name: str
 ) -> None:
     match_id, competition_id = live_table
-    node = Node(name, tmp_path)
+    node = DeployedNode(name, tmp_path)
     node.start()
-    standings = node.url(f"/api/tournaments/{competition_id}/standings/")
+    standings = f"{node.url}/api/tournaments/{competition_id}/standings/"
     try:
         for _ in range(node.workers * 2):  # every worker warmed up: the first request of each imports more
             assert get(standings, timeout=10)[0] == 200
@@ -187,7 +133,7 @@ def test_open_event_streams_leave_a_node_free_for_everything_else(
         print(report)
         assert max(took) < 1.0, report
     finally:
-        node.stop()
+        node.kill()
 
 
 def test_the_deployment_routes_event_streams_to_the_live_table_node() -> None:

@@ -25,15 +25,10 @@ from django.db import connection
 from rest_framework.authtoken.models import Token
 
 from tests.e2e.conftest import wait_for
+from tests.e2e.nodes import database_url, free_port
 from tests.e2e.service_control import Redis
 from tests.tournaments.live_support import assert_recorded_fairly, live_match
 from tournaments.models import LiveMove, Match
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 class WebServer:
@@ -42,11 +37,10 @@ class WebServer:
         self.process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
-        db = connection.settings_dict
         env = {
             **os.environ,
             "DJANGO_SETTINGS_MODULE": "config.settings.test",
-            "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
+            "DATABASE_URL": database_url(),
             "CELERY_TASK_ALWAYS_EAGER": "false",
         }
         self.process = subprocess.Popen(

@@ -14,15 +14,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.e2e.nodes import free_port
+
 ROOT = Path(__file__).resolve().parents[2]
 #: serve.py gives the worker 5 s to finish its tasks before killing it.
 STOPPED_WITHIN = 12
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def children(pid: int) -> list[int]:
