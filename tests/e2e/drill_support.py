@@ -31,6 +31,21 @@ from tournaments.services.competitions import competition_create, competition_st
 #: The long form of every drill (``make drill``); the suite's own run takes the short one.
 FULL = os.environ.get("DRILL", "") == "full"
 
+#: The bot competitions' game, and each entrant's name and built-in strategy in joining order (the
+#: schedule follows it): a single round robin of 28 matches.
+GAME = "banter"
+ENTRANTS = [
+    ("ada", "upgrader"),
+    ("bo", "random"),
+    ("cy", "upgrader"),
+    ("di", "random"),
+    ("ed", "upgrader"),
+    ("flo", "random"),
+    ("gus", "upgrader"),
+    ("hal", "random"),
+]
+MATCHES = len(ENTRANTS) * (len(ENTRANTS) - 1) // 2
+
 STANDING_FIELDS = (
     "played",
     "won",

@@ -34,6 +34,9 @@ from django.utils import timezone
 
 from tests.e2e.conftest import BROKER
 from tests.e2e.drill_support import (
+    ENTRANTS,
+    GAME,
+    MATCHES,
     assert_complete,
     assert_identical,
     entrant_versions,
@@ -52,19 +55,6 @@ pytestmark = pytest.mark.slow
 
 Start = Callable[..., WorkerProcess]
 
-GAME = "banter"
-#: Name and built-in strategy of each entrant, in joining order (the schedule follows it).
-ENTRANTS = [
-    ("ada", "upgrader"),
-    ("bo", "random"),
-    ("cy", "upgrader"),
-    ("di", "random"),
-    ("ed", "upgrader"),
-    ("flo", "random"),
-    ("gus", "upgrader"),
-    ("hal", "random"),
-]
-MATCHES = len(ENTRANTS) * (len(ENTRANTS) - 1) // 2
 GAMES_PER_MATCH = 500
 SEED = 20_240_611
 

@@ -28,7 +28,10 @@ from django.db.utils import Error as DatabaseError
 
 from tests.e2e.conftest import Workers, wait_for
 from tests.e2e.drill_support import (
+    ENTRANTS,
     FULL,
+    GAME,
+    MATCHES,
     Timeline,
     assert_complete,
     assert_identical,
@@ -50,18 +53,6 @@ from tournaments.models import Competition, Match
 
 pytestmark = pytest.mark.slow
 
-GAME = "banter"
-ENTRANTS = [
-    ("ada", "upgrader"),
-    ("bo", "random"),
-    ("cy", "upgrader"),
-    ("di", "random"),
-    ("ed", "upgrader"),
-    ("flo", "random"),
-    ("gus", "upgrader"),
-    ("hal", "random"),
-]
-MATCHES = len(ENTRANTS) * (len(ENTRANTS) - 1) // 2
 GAMES_PER_MATCH = 500 if FULL else 150
 SEED = 20_260_301
 #: (share of the matches done, seconds PostgreSQL stays down: 0 is a plain restart).
