@@ -8,7 +8,9 @@ roll, so a past member's results stay.
 Every change that counts or decides (an invitation's uses, a request's status, a role
 or a removal that could take the last organiser) runs under the row's lock, so two
 people racing for an invitation's last use, two organisers deciding one request, or
-two organisers demoting each other, cannot both win.
+two organisers demoting each other, cannot both win. Codes and personal invitations are an
+organiser's offers, made and withdrawn under the club row's lock: they go when the organiser's
+role does (removed, leaving, demoted), so none brings the role back.
 
 Organisers bring a particular person in by a personal invitation the person answers
 (league.personal_invitations); no API path makes anyone a member without their say.
@@ -22,10 +24,11 @@ from datetime import timedelta
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
+from django.db.models import F
 from django.utils import timezone
 
 from league.errors import Conflict
-from league.models import Club, Invitation, JoinRequest, Membership, Player
+from league.models import Club, Invitation, JoinRequest, Membership, PersonalInvitation, Player
 
 #: An invitation lives at most this long, and at least an hour.
 MAX_INVITATION_DAYS = 90
@@ -80,18 +83,23 @@ def invitation_create(
         errors["days"] = f"an invitation lasts 1 to {MAX_INVITATION_DAYS} days, not {days}"
     if not 1 <= max_uses <= MAX_INVITATION_USES:
         errors["max_uses"] = f"an invitation admits 1 to {MAX_INVITATION_USES} people, not {max_uses}"
-    if role not in Membership.Role.values:
-        errors["role"] = f"role must be one of {', '.join(Membership.Role.values)}"
+    if role_problem(role):
+        errors["role"] = role_problem(role)
     if errors:
         raise ValidationError(errors)
-    return Invitation.objects.create(
-        club=club,
-        code=secrets.token_urlsafe(24),  # 24 bytes: 32 URL-safe characters, the column's length
-        role=role,
-        created_by=created_by,
-        expires_at=timezone.now() + timedelta(days=days),
-        max_uses=max_uses,
-    )
+    with transaction.atomic():
+        # Under the club's lock, as the maker's removal or demotion is: a code made while they lose their
+        # role is either refused here or withdrawn with their other offers (withdraw_offers_of).
+        lock_club(club)
+        check_acting_organiser(club, created_by, "invite people to it")
+        return Invitation.objects.create(
+            club=club,
+            code=secrets.token_urlsafe(24),  # 24 bytes: 32 URL-safe characters, the column's length
+            role=role,
+            created_by=created_by,
+            expires_at=timezone.now() + timedelta(days=days),
+            max_uses=max_uses,
+        )
 
 
 def invitation_problem(invitation: Invitation) -> str:
@@ -149,22 +157,29 @@ def join_request_withdraw(*, join_request: JoinRequest) -> JoinRequest:
     return locked
 
 
-def _check_role(role: str) -> None:
-    if role not in Membership.Role.values:
-        raise ValidationError({"role": f"role must be one of {', '.join(Membership.Role.values)}"})
+def role_problem(role: str) -> str:
+    """Why ``role`` is no role in a club ("" if it is one)."""
+    return "" if role in Membership.Role.values else f"role must be one of {', '.join(Membership.Role.values)}"
 
 
-def _lock_club(club: Club) -> None:
-    # The club row's lock queues every change of the club's roll: the organiser rule below reads the roll
-    # and then changes it, and two organisers demoting or removing each other must not both pass it.
+def check_role(role: str) -> None:
+    if role_problem(role):
+        raise ValidationError({"role": role_problem(role)})
+
+
+def lock_club(club: Club) -> None:
+    """In the caller's transaction: queue behind every other change of the club's roll and its offers."""
+    # The organiser rule below reads the roll and then changes it, and two organisers demoting or removing
+    # each other must not both pass it; an offer made by an organiser losing their role must not slip past
+    # the withdrawal of their offers.
     Club.objects.select_for_update().get(pk=club.pk)
 
 
-def _check_acting_organiser(club: Club, by: Player | None) -> None:
+def check_acting_organiser(club: Club, by: Player | None, what: str = "do this") -> None:
     """Under the club's lock: the organiser acting is one still (a request allowed a moment ago may have lost
     its role to another organiser's change since). ``by`` None: a superuser or a fixture, not an organiser."""
     if by is not None and not Membership.objects.filter(club=club, player=by, role=Membership.Role.ORGANISER).exists():
-        raise PermissionDenied(f"only the organisers of {club.name} may do this")
+        raise PermissionDenied(f"only the organisers of {club.name} may {what}")
 
 
 def _keep_an_organiser(club: Club, membership: Membership, role: str | None) -> None:
@@ -184,19 +199,45 @@ def _keep_an_organiser(club: Club, membership: Membership, role: str | None) -> 
         )
 
 
+def _withdraw_offers_of(club: Club, player: Player) -> None:
+    """The player's open invitation codes and pending personal invitations of the club, withdrawn: they were
+    made on an organiser's authority, which the player is losing (removed, leaving or demoted). Otherwise a
+    removed organiser could redeem their own organiser code, or someone accept their offer, and the role
+    would come back (docs/clubs.md). Under the club's lock, as every offer is made."""
+    now = timezone.now()
+    # A code being accepted holds its row's lock: this update waits for it, and then skips it if it was used up.
+    Invitation.objects.filter(
+        club=club, created_by=player, revoked_at__isnull=True, expires_at__gt=now, uses__lt=F("max_uses")
+    ).update(revoked_at=now)
+    PersonalInvitation.objects.filter(club=club, invited_by=player, status=PersonalInvitation.Status.PENDING).update(
+        status=PersonalInvitation.Status.WITHDRAWN, decided_at=now
+    )
+
+
+def _roll_entry(club: Club, player: Player, by: Player | None, *, missing: str) -> Membership:
+    """In the caller's transaction, under the club's lock: the player's membership, which ``by`` may change
+    (still an organiser); a Conflict saying ``missing`` if the player is not a member."""
+    lock_club(club)
+    check_acting_organiser(club, by)
+    membership = Membership.objects.select_related("player").filter(club=club, player=player).first()
+    if membership is None:
+        raise Conflict(missing)
+    return membership
+
+
 def club_set_role(*, club: Club, player: Player, role: str, by: Player | None = None) -> Membership:
     """Change a member's role (an organiser's decision, ``by``); the club's last organiser cannot step down.
 
     Only a member's role changes here: someone outside the club is invited (league.personal_invitations).
+    An organiser who steps down or is demoted loses their open offers with the role.
     """
-    _check_role(role)
+    check_role(role)
     with transaction.atomic():
-        _lock_club(club)
-        _check_acting_organiser(club, by)
-        membership = Membership.objects.select_related("player").filter(club=club, player=player).first()
-        if membership is None:
-            raise Conflict(f"{player.display_name} is not a member of {club.name}: invite them instead")
+        missing = f"{player.display_name} is not a member of {club.name}: invite them instead"
+        membership = _roll_entry(club, player, by, missing=missing)
         _keep_an_organiser(club, membership, role)
+        if membership.role == Membership.Role.ORGANISER and role != Membership.Role.ORGANISER:
+            _withdraw_offers_of(club, player)
         if membership.role != role:
             membership.role = role
             membership.save(update_fields=["role"])
@@ -204,15 +245,13 @@ def club_set_role(*, club: Club, player: Player, role: str, by: Player | None = 
 
 
 def club_remove_member(*, club: Club, player: Player, by: Player | None = None) -> None:
-    """Take a player off the roll (leaving, or removed by an organiser ``by``); their results stay.
+    """Take a player off the roll (leaving, or removed by an organiser ``by``); their results stay, their
+    open offers do not.
 
     The club's last organiser cannot go: the club would have no one to run it.
     """
     with transaction.atomic():
-        _lock_club(club)
-        _check_acting_organiser(club, by)
-        membership = Membership.objects.select_related("player").filter(club=club, player=player).first()
-        if membership is None:
-            raise Conflict(f"{player.display_name} is not a member of {club.name}")
+        membership = _roll_entry(club, player, by, missing=f"{player.display_name} is not a member of {club.name}")
         _keep_an_organiser(club, membership, None)
+        _withdraw_offers_of(club, player)
         membership.delete()

@@ -11,12 +11,12 @@ invite at the same moment. Answers are decided under the invitation row's lock, 
 
 from __future__ import annotations
 
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from league.errors import Conflict
-from league.joining import admit
+from league.joining import admit, check_acting_organiser, check_role, lock_club
 from league.models import Club, Membership, PersonalInvitation, Player
 
 Status = PersonalInvitation.Status
@@ -27,11 +27,12 @@ def club_invite(*, club: Club, player: Player, role: str, invited_by: Player) ->
 
     Someone already a member is refused (409): an organiser changes a member's role instead.
     """
-    if role not in Membership.Role.values:
-        raise ValidationError({"role": f"role must be one of {', '.join(Membership.Role.values)}"})
+    check_role(role)
     with transaction.atomic():
-        if not Membership.objects.filter(club=club, player=invited_by, role=Membership.Role.ORGANISER).exists():
-            raise PermissionDenied(f"only the organisers of {club.name} may invite people to it")
+        # Under the club's lock, as the inviter's removal or demotion is: an invitation made while they lose
+        # their role is either refused here or withdrawn with their other offers (league.joining).
+        lock_club(club)
+        check_acting_organiser(club, invited_by, "invite people to it")
         if Membership.objects.filter(club=club, player=player).exists():
             raise Conflict(f"{player.display_name} is already a member of {club.name}: change their role instead")
         pending = _pending(club, player)

@@ -16,7 +16,7 @@ from engine.bots import bot_names
 from engine.games import game_names
 from engine.netguard import BadBotUrl, parse_bot_url, resolve
 from engine.sandbox import BadBotCode, bot_code
-from league.joining import club_set_role
+from league.joining import check_role, club_set_role
 from league.models import Bot, BotVersion, Club, Membership, NameClaim, Player
 from league.names import free_variant, names_check, names_claim
 from league.validation import validation_release
@@ -104,8 +104,7 @@ def club_add_member(*, club: Club, player: Player, role: str = Membership.Role.M
     account an organiser has just made there. No API path calls it (tests/test_architecture.py): an
     organiser invites a person, who becomes a member by accepting (league.personal_invitations).
     """
-    if role not in Membership.Role.values:
-        raise ValidationError({"role": f"role must be one of {', '.join(Membership.Role.values)}"})
+    check_role(role)
     membership, created = Membership.objects.get_or_create(club=club, player=player, defaults={"role": role})
     if not created and membership.role != role:
         # Through the one rule of the roll: the club keeps an organiser.

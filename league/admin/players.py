@@ -59,6 +59,12 @@ class PlayerAddForm(forms.ModelForm[Player]):
             raise ValidationError(f"the username {username!r} is taken")
         return username
 
+    def clean_password(self) -> str:
+        password: str = self.cleaned_data.get("password") or ""
+        if password:
+            password_validation.validate_password(password)
+        return password
+
     def clean(self) -> dict[str, Any]:
         cleaned: dict[str, Any] = super().clean() or self.cleaned_data
         if "username" in cleaned:
@@ -83,12 +89,6 @@ class PlayerChangeForm(forms.ModelForm[Player]):
         except ValidationError as error:
             raise ValidationError(error.message_dict["display_name"]) from None
         return display_name
-
-    def clean_password(self) -> str:
-        password: str = self.cleaned_data.get("password") or ""
-        if password:
-            password_validation.validate_password(password)
-        return password
 
 
 @admin.register(Player)

@@ -18,7 +18,7 @@ import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models
 
-from league.names import free_variant, name_key, shows_something
+from league.names import DISPLAY_NAME_LENGTH, free_variant, name_key, shows_something
 
 log = logging.getLogger("league.migrations")
 
@@ -51,8 +51,12 @@ def claim_names(apps, schema_editor):
         claim(player, "username", key)
         username_keys[player.pk] = key
     for player in players:
-        # A display name that shows nothing (only invisible characters) becomes the username, as at sign-up.
-        shown = player.display_name if shows_something(player.display_name) else player.user.username
+        # A display name that shows nothing (only invisible characters) becomes the username, as at sign-up,
+        # cut to the display name's length: a username may be up to 150 characters, a display name 80.
+        if shows_something(player.display_name):
+            shown = player.display_name
+        else:
+            shown = player.user.username[:DISPLAY_NAME_LENGTH]
         key = name_key(shown)
         if username_keys.get(player.pk) == key:
             pass  # one's own username: its claim covers it

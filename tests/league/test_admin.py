@@ -127,6 +127,19 @@ def test_adding_a_player_creates_the_login_and_the_membership_through_the_servic
     assert get_user_model().objects.filter(username="newbie").count() == 1
 
 
+def test_an_organisers_add_player_form_refuses_a_weak_password(client: Client) -> None:
+    club = ClubFactory()
+    client.force_login(organiser_of(club).user)
+    data = {"username": "newbie", "display_name": "", "club": club.pk, "role": "member"}
+    response = client.post(url(Player, "add"), {**data, "password": "1"})
+    assert response.status_code == 200
+    assert response.context["adminform"].form.errors["password"]  # Django's validators name what is wrong
+    assert not get_user_model().objects.filter(username="newbie").exists()
+    response = client.post(url(Player, "add"), {**data, "password": "s3cret-pass-long"})
+    assert response.status_code == 302
+    assert Player.objects.get(user__username="newbie").user.check_password("s3cret-pass-long")
+
+
 def test_renaming_a_player_goes_through_player_update(boss: Client) -> None:
     player = PlayerFactory(display_name="Old")
     response = boss.post(change_url(player), {"display_name": "   "})

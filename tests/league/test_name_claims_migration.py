@@ -15,6 +15,9 @@ from django.db.migrations.executor import MigrationExecutor
 
 from league.names import name_key
 
+#: A username longer than a display name may be (150 characters against 80), for a display name showing nothing.
+LONG = "v" * 100
+
 pytestmark = pytest.mark.django_db(transaction=True)
 
 BEFORE = [("league", "0007_club_joining")]
@@ -45,6 +48,7 @@ def old_players(apps: Any) -> dict[str, int]:
         ("frank", "the  dealer"),  # a copy of erin's display name
         ("gina", "\u200b"),  # shows nothing
         ("hal", "HAL"),  # one's own username, in another case
+        (LONG, "\u200b"),  # shows nothing, and the username is too long to be shown instead
     ]
     ids = {}
     for username, display_name in people:
@@ -72,6 +76,7 @@ def test_old_names_are_claimed_and_collisions_settled_by_who_had_the_name_first(
             "frank": "the  dealer (2)",
             "gina": "gina",
             "hal": "HAL",
+            LONG: "v" * 80,
         }
         claims = {(c.player_id, c.kind): c.key for c in claim_model.objects.all()}
         assert claims == {
@@ -86,6 +91,8 @@ def test_old_names_are_claimed_and_collisions_settled_by_who_had_the_name_first(
             (ids["frank"], "display_name"): name_key("the dealer (2)"),
             (ids["gina"], "username"): name_key("gina"),
             (ids["hal"], "username"): name_key("hal"),
+            (ids[LONG], "username"): name_key(LONG),
+            (ids[LONG], "display_name"): name_key("v" * 80),
         }
         reported = caplog.text
         assert "username 'sam' folds like player" in reported

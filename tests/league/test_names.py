@@ -4,8 +4,13 @@ to another player's username or display name is taken, and the database holds it
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import json
 import threading
+import tomllib
 from collections.abc import Callable
+from importlib import metadata
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,6 +19,7 @@ from django.db import connection
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from league import names
 from league.accounts import AccountAdapter
 from league.models import Player
 from tests.factories import PlayerFactory
@@ -321,3 +327,26 @@ def test_djangos_add_user_page_refuses_another_players_name(boss: Any) -> None:
     assert case_copy.context["adminform"].form.errors == {"username": ["A user with that username already exists."]}
     assert boss.post(add, {**form, "username": "staffer"}).status_code == 302
     assert get_user_model().objects.filter(username__iexact="dealer").count() == 0
+
+
+# --- The folding's data ----------------------------------------------------------------------------------------
+
+
+#: The sha256 of confusable_homoglyphs 3.3.1's look-alike table as league/names.py reads it.
+LOOKALIKES_SHA256 = "135efb191fabe1f333a543fb7d07f03521e2c7578a47909ee7f7d1fe24d3acd6"
+
+
+def test_the_look_alike_data_is_pinned_to_the_installed_version() -> None:
+    """Stored claim keys are hashes of folds made with confusable_homoglyphs' table (review finding 1.9): another
+    version could fold a name differently from its stored key, and two look-alike names would both pass. So the
+    package is pinned exactly; a new version comes with a data migration that re-keys the claims."""
+    project = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())
+    pinned = [r for r in project["project"]["dependencies"] if r.startswith("confusable-homoglyphs")]
+    assert pinned == [f"confusable-homoglyphs=={metadata.version('confusable-homoglyphs')}"]
+
+
+def test_the_look_alike_table_is_the_one_the_stored_keys_were_made_with() -> None:
+    # A changed table (another version, or a patched install) changes folds: this says so before the claims drift.
+    table = json.dumps(sorted(names._lookalikes().items()))
+    assert len(names._lookalikes()) == 1472
+    assert hashlib.sha256(table.encode()).hexdigest() == LOOKALIKES_SHA256

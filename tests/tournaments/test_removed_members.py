@@ -3,17 +3,21 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Any
 
 import pytest
+from django.db import connection, transaction
 
+from league.joining import club_remove_member
 from league.models import Club, Membership, Player
 from tests.factories import BotFactory, BotVersionFactory, ClubFactory, MembershipFactory, PlayerFactory
 from tests.league.test_api_support import client_for
 from tests.tournaments.transcript_support import table_record, transcript_match
 from tournaments.models import Competition, Match, Transcript
 from tournaments.selectors import competition_organiser
+from tournaments.services.competitions import competition_update
 from tournaments.services.transcripts import transcript_settler, transcript_submit
 
 pytestmark = pytest.mark.django_db
@@ -113,3 +117,42 @@ def test_a_removed_named_referee_cannot_confirm_a_transcript_for_everyone(
     assert transcript.status == Transcript.Status.VERIFIED
     assert match.status == Match.Status.LIVE and not match.games.exists()
     assert client_for().get(f"/api/tournaments/{competition.pk}/").json()["referees"] == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_referee_named_while_being_removed_does_not_stay_named() -> None:
+    """Review finding 1.8: naming referees reads the club's roll; a removal landing after that read, before the
+    naming commits, must either wait for it (and then take the name away) or be seen (and refuse the name)."""
+    if connection.vendor != "postgresql":
+        pytest.skip("row locks need PostgreSQL")
+    competition, _, referee = named_organiser_competition()
+    club = competition.club
+    checked, removed = threading.Event(), threading.Event()
+    answers: dict[str, Any] = {}
+
+    def name_referee() -> None:
+        try:
+            # The naming's transaction held open past its membership check, as a slow request's would be.
+            with transaction.atomic():
+                competition_update(competition=competition, referees=[referee])
+                checked.set()
+                answers["removal_waited"] = not removed.wait(timeout=1.0)
+        finally:
+            connection.close()
+
+    def remove_referee() -> None:
+        try:
+            checked.wait(timeout=10)
+            club_remove_member(club=club, player=referee)
+            removed.set()
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=name_referee), threading.Thread(target=remove_referee)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not Membership.objects.filter(club=club, player=referee).exists()
+    assert list(Competition.objects.get(pk=competition.pk).referees.all()) == []
+    assert answers["removal_waited"], "the removal did not wait for the membership row the naming read"

@@ -607,7 +607,14 @@ def _check_play_settings(competition: Competition) -> None:
 
 
 def _set_referees(competition: Competition, referees: Sequence[Player]) -> None:
-    members = set(Membership.objects.filter(club_id=competition.club_id).values_list("player_id", flat=True))
+    # The memberships read are locked until the naming commits: a removal (whose named_staff_forget takes the
+    # names away) waits for it and then takes this one too, or went first and its member is refused here.
+    # Otherwise a removal between this check and referees.set() would leave a non-member named.
+    members = set(
+        Membership.objects.select_for_update()
+        .filter(club_id=competition.club_id, player__in=[p.pk for p in referees])
+        .values_list("player_id", flat=True)
+    )
     outsiders = [p.display_name for p in referees if p.pk not in members]
     if outsiders:
         raise ValidationError({"referees": f"not members of {competition.club.name}: {', '.join(outsiders)}"})
