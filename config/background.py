@@ -61,14 +61,7 @@ def send_now(task_name: str, args: tuple[object, ...], *, queue: str) -> None:
         # the registered task's apply_async honours it.
         registered_task(task_name).apply_async(args, queue=queue)
         return
-    if SENDING.skipping():
-        return
-    try:
-        app.send_task(task_name, args=args, queue=queue)
-    except _UNREACHABLE as exc:
-        SENDING.failed(exc)
-    else:
-        SENDING.succeeded()
+    SENDING.call(lambda: app.send_task(task_name, args=args, queue=queue), None, unreachable=_UNREACHABLE)
 
 
 def registered_task(task_name: str) -> Task[..., object]:
