@@ -38,9 +38,12 @@ def enqueue_on_commit(task_name: str, *args: object, queue: str) -> None:
 #: What a send raises when the broker cannot be reached (kombu wraps most of Redis's own errors).
 _UNREACHABLE: tuple[type[BaseException], ...] = (KombuOperationalError, *REDIS_DOWN)
 #: Sends while the broker is away: the rows say what waits, and the sweeps send it again (docs/deploy.md).
+#: After a failure, sends are skipped for a few seconds: a Redis that takes connections and never answers
+#: holds a send for two socket timeouts, which a request would otherwise wait out on every send.
 SENDING = Outage(
     "the broker (CELERY_BROKER_URL)",
     "tasks are not sent; beat's sweeps send again what the database says waits once it is back",
+    skip_seconds=5.0,
 )
 
 
@@ -50,19 +53,15 @@ def send_now(task_name: str, args: tuple[object, ...], *, queue: str) -> None:
     A broker that cannot be reached loses the send, with a warning (one, not one per send): this runs
     after a commit, on a request that must be answered, and every task is a nudge whose work a sweep
     finds again (reap_matches, reap_validations, enforce_live_clocks). CELERY_TASK_PUBLISH_RETRY_POLICY
-    and the broker's socket timeouts (config/settings/base.py) keep the attempt short.
+    and the broker's socket timeouts (config/settings/base.py) bound one attempt; after a failed one the
+    sends of the next few seconds are not attempted at all (SENDING.skipping).
     """
     if app.conf.task_always_eager:
         # send_task ignores task_always_eager and would post to a broker the unit tests do not run;
         # the registered task's apply_async honours it.
         registered_task(task_name).apply_async(args, queue=queue)
         return
-    try:
-        app.send_task(task_name, args=args, queue=queue)
-    except _UNREACHABLE as exc:
-        SENDING.failed(exc)
-    else:
-        SENDING.succeeded()
+    SENDING.call(lambda: app.send_task(task_name, args=args, queue=queue), None, unreachable=_UNREACHABLE)
 
 
 def registered_task(task_name: str) -> Task[..., object]:

@@ -5,6 +5,7 @@ counters. So while Redis cannot be reached, a read is a miss and a write is drop
 in the log (config/outages.py), and the request goes on without it. Only an increment has no answer
 that would do: it raises :class:`CacheUnavailable`, which the request rates take as "not counted"
 (config/throttles.py). Django's own RedisCache would raise redis's ConnectionError into every request.
+A Redis that refuses the password is not "away" but misconfigured: that error is raised (config/outages.py).
 
 After a failure the cache is left alone for ``SKIP_SECONDS``, so that a Redis that does not answer
 at all (a lost network, not a refused connection) costs one socket timeout per process every few
@@ -19,7 +20,7 @@ from typing import Any, TypeVar
 from django.core.cache.backends.base import DEFAULT_TIMEOUT
 from django.core.cache.backends.redis import RedisCache
 
-from config.outages import REDIS_DOWN, Outage
+from config.outages import Outage
 
 T = TypeVar("T")
 
@@ -41,15 +42,7 @@ class FailSoftRedisCache(RedisCache):
     """Django's RedisCache, where an unreachable Redis is a miss, not an error (see the module)."""
 
     def _soft(self, miss: T, call: Callable[[], T]) -> T:
-        if OUTAGE.skipping():
-            return miss
-        try:
-            result = call()
-        except REDIS_DOWN as exc:
-            OUTAGE.failed(exc)
-            return miss
-        OUTAGE.succeeded()
-        return result
+        return OUTAGE.call(call, miss)
 
     def add(self, key: Any, value: Any, timeout: float | None = DEFAULT_TIMEOUT, version: int | None = None) -> bool:
         return self._soft(False, lambda: super(FailSoftRedisCache, self).add(key, value, timeout, version))
@@ -84,12 +77,7 @@ class FailSoftRedisCache(RedisCache):
         self._soft(None, lambda: super(FailSoftRedisCache, self).clear())
 
     def incr(self, key: Any, delta: int = 1, version: int | None = None) -> int:
-        if OUTAGE.skipping():
+        made: int | None = self._soft(None, lambda: super(FailSoftRedisCache, self).incr(key, delta, version))
+        if made is None:
             raise CacheUnavailable("the shared cache cannot be reached")
-        try:
-            made = super().incr(key, delta, version)
-        except REDIS_DOWN as exc:
-            OUTAGE.failed(exc)
-            raise CacheUnavailable(str(exc)) from exc
-        OUTAGE.succeeded()
         return made

@@ -39,6 +39,15 @@ def is_database_outage(exc: BaseException) -> bool:
     return isinstance(exc, DATABASE_OUTAGE_ERRORS) and is_outage(exc)
 
 
+def may_wait_out(exc: BaseException) -> bool:
+    """Whether ``exc`` is a database outage that this code may wait out and then repeat its work.
+
+    Never inside a transaction (a task run eagerly, in its caller's): the transaction is lost with the
+    connection, so the work is not ours to repeat, and whoever opened it must start again.
+    """
+    return not connection.in_atomic_block and is_database_outage(exc)
+
+
 def wait_for_database(*, poll: float = POLL_SECONDS) -> float:
     """Block until the database answers a query again; the seconds waited.
 
@@ -69,9 +78,7 @@ def when_database_answers(work: Callable[[], T], *, what: str, tries: int = 5) -
         try:
             return work()
         except DATABASE_OUTAGE_ERRORS as exc:
-            # Inside a transaction (a task run eagerly, in its caller's) the work is not ours to repeat: the
-            # transaction is lost with the connection, and whoever opened it must start again.
-            if attempt == tries or connection.in_atomic_block or not is_database_outage(exc):
+            if attempt == tries or not may_wait_out(exc):
                 raise
             log.warning("%s: the database went away (%s); trying again once it answers", what, exc)
             waited = wait_for_database()
@@ -93,7 +100,7 @@ def sweep(work: Callable[[], object]) -> None:
     try:
         work()
     except DATABASE_OUTAGE_ERRORS as exc:
-        if connection.in_atomic_block or not is_database_outage(exc):
+        if not may_wait_out(exc):
             raise  # a bug; or run inside a caller's transaction (eagerly), which is the caller's to handle
         SWEEPS.failed(exc)
         return

@@ -5,12 +5,13 @@ Two things every part that touches them shares:
 - :func:`is_outage`: which errors mean "the database or Redis is unreachable just now" (a 503 and
   ``Retry-After`` for the client, config/unavailable.py) rather than a bug (a 500): a database error
   of the connection, of a server shutting down or out of resources, or a deadlock; Redis's connection
-  errors;
+  errors, but not a Redis refusing our credentials, which is a misconfiguration and must be loud;
 - :class:`Outage`: one per process and dependency that the site can do without for a while (the
   cache, live-event publishing, the broker's sends). It notes a failure, logs one warning when the
   dependency goes away and one line when it is back (never a line per request), and, for the callers
   that ask, tells them to skip it for a few seconds after a failure, so that a dead Redis costs at
-  most one timeout per process every few seconds rather than one per request.
+  most one timeout per process every few seconds rather than one per request. :meth:`Outage.call`
+  is the one way a caller uses such a dependency.
 """
 
 from __future__ import annotations
@@ -18,14 +19,37 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable
+from typing import TypeVar
 
 import redis.exceptions
 from django.db import InterfaceError, OperationalError
 
 log = logging.getLogger(__name__)
 
+T = TypeVar("T")
+
 #: Redis's errors that mean it is unreachable (a reply Redis gave, such as WRONGTYPE, is not one).
 REDIS_DOWN: tuple[type[BaseException], ...] = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
+#: ... except these, which redis-py makes ConnectionErrors too: a wrong password or user. Taken for an
+#: outage, they would turn every request rate off in silence for as long as the setting stays wrong.
+REDIS_REFUSED: tuple[type[BaseException], ...] = (
+    redis.exceptions.AuthenticationError,
+    redis.exceptions.AuthorizationError,
+)
+
+
+def redis_refused(exc: BaseException) -> bool:
+    """Whether ``exc``, or an error it was raised from (kombu wraps Redis's), is Redis refusing our credentials."""
+    seen: BaseException | None = exc
+    for _ in range(5):  # a short chain: kombu wraps once; a bound, in case a chain loops
+        if seen is None:
+            return False
+        if isinstance(seen, REDIS_REFUSED):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
 
 #: PostgreSQL's SQLSTATE classes of an OperationalError that mean "not now" rather than "not this":
 #: 08 the connection failed or broke, 40 a deadlock or serialisation failure rolled the transaction back,
@@ -40,7 +64,9 @@ _TRANSIENT_SQLITE = ("SQLITE_BUSY", "SQLITE_LOCKED")
 
 def is_outage(exc: BaseException | None) -> bool:
     """Whether ``exc`` means the database or Redis cannot be reached just now (so: a 503, try again)."""
-    if isinstance(exc, InterfaceError | redis.exceptions.ConnectionError | redis.exceptions.TimeoutError):
+    if isinstance(exc, REDIS_DOWN):
+        return not redis_refused(exc)
+    if isinstance(exc, InterfaceError):
         return True
     if not isinstance(exc, OperationalError):
         return False
@@ -87,6 +113,23 @@ class Outage:
         with self._lock:
             self._missed += 1
         return True
+
+    def call(
+        self, work: Callable[[], T], default: T, *, unreachable: tuple[type[BaseException], ...] = REDIS_DOWN
+    ) -> T:
+        """``work()``, or ``default`` without it: while :meth:`skipping`, or when it raises one of
+        ``unreachable`` (noted with :meth:`failed`). Redis refusing our credentials is raised all the same."""
+        if self.skipping():
+            return default
+        try:
+            result = work()
+        except unreachable as exc:
+            if redis_refused(exc):
+                raise
+            self.failed(exc)
+            return default
+        self.succeeded()
+        return result
 
     def failed(self, exc: BaseException) -> None:
         """A use failed because the dependency is unreachable: logged once, then once a minute at most."""

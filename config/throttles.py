@@ -10,7 +10,6 @@ through (config/cache.py logs that once), as losing Redis must not stop the club
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import math
 import time
@@ -129,15 +128,14 @@ class UserWriteThrottle(_Throttle):
 
 
 class MoveRefusedThrottle(_Throttle):
-    """Refused moves at live tables, per user (``POST /api/matches/{id}/moves/``).
+    """Refused and replayed moves at live tables, per user (``POST /api/matches/{id}/moves/``).
 
-    A seated person's legal moves are never counted: a fast game of Banter is hundreds of them in a few
-    minutes, and the general write rate cut one off half-way (issue 21, finding 11). What the rate
-    bounds is the work a client makes the server do for nothing: moves refused as illegal, stale, out of
-    turn, at a table the caller is not seated at, or at no match. Each is counted once its refusal is
-    answered (:meth:`count_refusal`); a user past the rate gets 429 for any move until the window ends.
-    Checked before the move and counted after it, requests racing in parallel may pass the rate by as
-    many as race.
+    A legal move is never refused by a rate: a fast game of Banter is hundreds of moves in a few minutes,
+    and the general write rate cut one off half-way (issue 21, finding 11). So nothing is checked before a
+    move: the move is made, and only an answer that took nothing counts, once it is known (:meth:`refused`):
+    a move refused as illegal, stale, out of turn, at a table the caller is not seated at, or at no match,
+    and a ``client_move_id`` replayed (answered again, and a loop of them would cost the database for
+    nothing). Past the rate, those answers, and only those, become 429 until the window ends.
     """
 
     scope = "move_refused"
@@ -148,17 +146,12 @@ class MoveRefusedThrottle(_Throttle):
         return str(request.user.pk)
 
     def allow_request(self, request: Request, view: APIView | None) -> bool:
-        counter = self._window(request, view)
-        if counter is None or counter.counted() < counter.limit:
-            return True
-        self._wait = counter.left
-        return False
+        # Listed on the view (so the schema says a move may get 429) but never consulted before a move.
+        return True
 
-    def count_refusal(self, request: Request, view: APIView | None) -> None:
-        counter = self._window(request, view)
-        if counter is not None:
-            with contextlib.suppress(CacheUnavailable):  # fail open, as every rate does
-                counter.count()
+    def refused(self, request: Request, view: APIView | None) -> float | None:
+        """Count one refused or replayed move: the seconds to wait if it is past the rate, else None."""
+        return None if super().allow_request(request, view) else self.wait()
 
 
 class BotVersionThrottle(_Throttle):

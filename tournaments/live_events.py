@@ -20,7 +20,7 @@ from typing import Any
 from asgiref.sync import sync_to_async
 from django.conf import settings
 
-from config.outages import REDIS_DOWN, Outage
+from config.outages import Outage
 
 log = logging.getLogger(__name__)
 
@@ -52,16 +52,13 @@ def _redis() -> Any:
 
 def publish_change(match_id: int, version: int) -> None:
     """After a change has committed; best effort: listeners also re-read on their own every few seconds."""
-    if not settings.LIVE_EVENTS_URL or PUBLISHING.skipping():
+    if not settings.LIVE_EVENTS_URL:
         return
     try:
-        _redis().publish(_channel(match_id), str(version))
-    except REDIS_DOWN as exc:
-        PUBLISHING.failed(exc)
+        PUBLISHING.call(lambda: _redis().publish(_channel(match_id), str(version)), None)
     except Exception:
+        # Anything but Redis away (which PUBLISHING notes once), a wrong password included: the move stands.
         log.warning("could not publish live match %s version %s", match_id, version, exc_info=True)
-    else:
-        PUBLISHING.succeeded()
 
 
 def _event(data: dict[str, Any]) -> bytes:

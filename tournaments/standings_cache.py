@@ -27,7 +27,6 @@ from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
 
 from config.cache import OUTAGE as CACHE_OUTAGE
-from config.outages import REDIS_DOWN
 
 #: How long an unchanged page stays cached; a new result makes a new key at once.
 PAGE_SECONDS = 600
@@ -60,23 +59,15 @@ def _version_key(competition_id: int) -> str:
     return f"cardclub:standings-version:{competition_id}"
 
 
-def _client() -> redis.Redis | None:
-    """The shared store, or None to do without it: a per-process cache, or Redis away (config/cache.py)."""
-    client = _redis()
-    return None if client is None or CACHE_OUTAGE.skipping() else client
-
-
 def cached_results_version(competition_id: int) -> int | None:
-    """The version published in a shared cache, or None: then the caller reads the database."""
-    client = _client()
+    """The version published in a shared cache, or None: then the caller reads the database.
+
+    While Redis is away (config/cache.py) the table is read from the database, as without a shared cache.
+    """
+    client = _redis()
     if client is None:
         return None
-    try:
-        version = client.get(_version_key(competition_id))
-    except REDIS_DOWN as exc:
-        CACHE_OUTAGE.failed(exc)  # the table is read from the database, as without a shared cache
-        return None
-    CACHE_OUTAGE.succeeded()
+    version = CACHE_OUTAGE.call(lambda: client.get(_version_key(competition_id)), None)
     return None if version is None else int(version)
 
 
@@ -87,13 +78,10 @@ def publish_results_version(competition_id: int, version: int) -> None:
     the request or task that recorded it). A version not published is a lost publish, as the module
     says: an older version still in Redis expires within VERSION_SECONDS, and readers then ask the database.
     """
-    client = _client()
-    if client is None:
-        return
-    try:
-        client.eval(_RAISE_VERSION, 1, _version_key(competition_id), version, VERSION_SECONDS)
-    except REDIS_DOWN as exc:
-        CACHE_OUTAGE.failed(exc)
+    client = _redis()
+    if client is not None:
+        key = _version_key(competition_id)
+        CACHE_OUTAGE.call(lambda: client.eval(_RAISE_VERSION, 1, key, version, VERSION_SECONDS), None)
 
 
 class _RecentPages:

@@ -2,11 +2,11 @@
 
 The settings use it with DATABASE_POOL=true (the ASGI live-table nodes, docs/deploy.md). Django gives
 psycopg_pool a check of each connection before it is lent (CONN_HEALTH_CHECKS), and psycopg_pool
-replaces a connection that fails it; but it then tries the next idle one after a back-off of 1 s, then
-2 s, 4 s... After a restart every idle connection is dead, so a request that met three of them waited
-past the pool's timeout and answered 503 (issue 21, finding 6). Here the first failed check checks every
-idle connection at once (psycopg_pool's ConnectionPool.check), so the request's next try, straight
-after, gets a live one.
+replaces a connection that fails it; but it then tries the next idle one at once the first time, then
+after back-offs of 1 s, 2 s, 4 s... After a restart every idle connection is dead, so a request that met
+three of them waited past the pool's timeout and answered 503 (issue 21, finding 6). Here the first
+failed check checks every idle connection at once (psycopg_pool's ConnectionPool.check), so the
+request's next try, straight after, gets a live one.
 
 Everything else, and the pool's own options (min_size, max_size, timeout), is Django's.
 """

@@ -23,6 +23,7 @@ from config.background import enqueue_on_commit, queue_depth, queue_lost_some, r
 from config.celery import app
 from league import validation
 from league.models import BotVersion
+from tests.config.outage_support import SilentServer
 from tests.factories import BotVersionFactory
 from tournaments.services import live_tables, scheduling, transcripts
 
@@ -154,4 +155,38 @@ def test_a_send_to_a_broker_that_is_away_is_given_up_at_once_with_one_warning() 
     assert sent.returncode == 0, sent.stderr
     took = [float(line.split()[1]) for line in sent.stdout.splitlines() if line.startswith("took")]
     assert len(took) == 5 and max(took) < 0.5, took
+    assert sent.stderr.count("the broker (CELERY_BROKER_URL) unreachable") == 1, sent.stderr
+
+
+def test_a_broker_that_never_answers_holds_one_send_and_then_none_for_a_while() -> None:
+    """Review 1.3: a Redis that takes connections and never answers held every send for two socket
+    timeouts (about 4 s), so every move handing the turn to a bot hung. The first send waits them out;
+    the sends after it, within the skip window, are given up at once (beat's sweeps send the work again)."""
+    script = (
+        "import time, django; django.setup()\n"
+        "from config.background import send_now\n"
+        "for n in range(3):\n"
+        "    started = time.monotonic()\n"
+        "    send_now('tournaments.tasks.advance_live_match', (n,), queue='games')\n"
+        "    print(f'took {time.monotonic() - started:.3f}')\n"
+    )
+    with SilentServer() as silent:
+        sent = subprocess.run(
+            [sys.executable, "-c", script],
+            env={
+                **os.environ,
+                "DJANGO_SETTINGS_MODULE": "config.settings.test",
+                "CELERY_BROKER_URL": f"redis://127.0.0.1:{silent.port}/6",
+                "CELERY_TASK_ALWAYS_EAGER": "false",
+            },
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    assert sent.returncode == 0, sent.stderr
+    took = [float(line.split()[1]) for line in sent.stdout.splitlines() if line.startswith("took")]
+    assert len(took) == 3, sent.stdout
+    assert took[0] < 10, took  # the silent server's timeouts, once
+    assert max(took[1:]) < 0.1, took
     assert sent.stderr.count("the broker (CELERY_BROKER_URL) unreachable") == 1, sent.stderr

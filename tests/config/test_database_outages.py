@@ -9,6 +9,9 @@ from django.db import DatabaseError, IntegrityError, OperationalError, transacti
 
 from config import database_outages
 from config.database_outages import sweep, when_database_answers
+from tests.factories import CompetitionFactory, EntrantFactory
+from tournaments.services import play
+from tournaments.services.competitions import competition_start
 
 
 def operational(sqlstate: str, message: str) -> OperationalError:
@@ -127,3 +130,27 @@ def test_beat_s_sweeps_skip_their_turn_while_the_database_is_away(
         getattr(module, name)()  # nothing raised: beat sends the next sweep a few seconds later
     assert caplog.records[0].getMessage().startswith("the database unreachable")
     database_outages.SWEEPS.reset()
+
+
+@pytest.mark.django_db
+def test_a_match_played_inside_a_caller_s_transaction_leaves_an_outage_to_its_owner(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Review 1.7: match_play waited for the database even inside a caller's transaction (a task run
+    eagerly), which the lost connection took with it. The outage is the caller's, raised as it came."""
+    competition = CompetitionFactory()
+    for _ in range(2):
+        EntrantFactory(competition=competition)
+    competition_start(competition=competition)
+    match = competition.matches.first()
+    assert match is not None
+    cut = OperationalError("server closed the connection unexpectedly")
+
+    def cut_short(claimed: object) -> None:
+        raise cut
+
+    monkeypatch.setattr(play, "_match_play_claimed", cut_short)
+    monkeypatch.setattr(play, "wait_for_database", lambda: pytest.fail("waited inside a transaction"))
+    with transaction.atomic(), pytest.raises(OperationalError) as raised:
+        play.match_play(match_id=match.pk)
+    assert raised.value is cut

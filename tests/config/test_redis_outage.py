@@ -14,12 +14,14 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+import redis.exceptions
 from django.core.cache import cache
 from django.db import connection
 from rest_framework.test import APIClient
 
 from config import cache as fail_soft_cache
 from config.env import redis_cache
+from config.outages import is_outage
 from league.services import player_create
 from tests.config.outage_support import SilentServer, closed_port
 from tests.factories import BotFactory, CompetitionFactory, EntrantFactory, PlayerFactory
@@ -182,3 +184,33 @@ def test_bot_creation_is_still_counted_when_redis_is_there(rates_low: None) -> N
 def rates_low(settings: Any) -> None:
     rates = dict.fromkeys(settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"])
     settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {**rates, "user_write": "2/hour"}}
+
+
+def test_a_redis_that_refuses_the_password_is_an_error_not_an_outage(
+    redis_at: Callable[[int], None], settings: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Review 1.4: redis-py's AuthenticationError is a ConnectionError, so a wrong password was taken
+    for an outage and every rate quietly stopped counting. A misconfiguration must be loud: the error is
+    raised, the request is a 500 (not a 503 that says "try again"), and nothing is logged as an outage."""
+    url = settings.CELERY_BROKER_URL
+    if not url.startswith("redis://"):
+        pytest.skip("needs the suite's Redis (CELERY_BROKER_URL)")
+    redis_at(closed_port())  # for its clean-up; the cache then goes to the real Redis with a wrong user
+    host = url.split("://", 1)[1].split("/", 1)[0].rsplit("@", 1)[-1]
+    wrong = f"redis://nobody-here:wrong-password@{host}/7"
+    settings.CACHE_URL = settings.LIVE_EVENTS_URL = wrong
+    settings.CACHES = {"default": redis_cache(wrong, TIMEOUT)}
+    caplog.set_level(logging.WARNING, logger="config.outages")
+    with pytest.raises(redis.exceptions.AuthenticationError):
+        cache.get("rates")
+    with pytest.raises(redis.exceptions.AuthenticationError):
+        cache.incr("rates")
+    with pytest.raises(redis.exceptions.AuthenticationError):
+        standings_cache.cached_results_version(1)
+    assert not fail_soft_cache.OUTAGE.down
+    assert not is_outage(redis.exceptions.AuthenticationError("WRONGPASS"))
+    client = APIClient(raise_request_exception=False)
+    client.force_authenticate(PlayerFactory().user)
+    answer = client.post("/api/bots/", {"name": "b", "game": "war"}, format="json")
+    assert answer.status_code == 500
+    assert outage_warnings(caplog) == []

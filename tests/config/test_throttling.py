@@ -295,11 +295,30 @@ def test_refused_moves_past_their_rate_get_429_with_retry_after(rates: Callable[
     assert [attempt(stranger, "LOCK", f"s{n}").status_code for n in range(3)] == [403] * 3
     throttled = attempt(stranger, "LOCK", "s3")
     assert throttled.status_code == 429 and throttled["Retry-After"] == "50"
-    # A seated player's illegal moves count too; their legal ones never did and never will.
+    # A seated player's illegal moves count too, and past the rate they are answered 429 ...
     assert [attempt(alice_client, "PLAY ZZ", f"a{n}").status_code for n in range(3)] == [400] * 3
-    assert attempt(alice_client, "LOCK", "a-legal").status_code == 429
+    assert attempt(alice_client, "PLAY ZZ", "a3").status_code == 429
+    # ... but a legal move is never refused by a rate (review 1.6: it was 429 while her clock ran).
+    assert attempt(alice_client, "LOCK", "a-legal").status_code == 200
     # Bob refused nothing: his moves are his own to make.
     assert attempt(client_of(bob), "LOCK", "b1").status_code == 200
+
+
+def test_a_loop_of_replayed_moves_meets_the_refused_rate(rates: Callable[..., None]) -> None:
+    """Review 1.6: a replayed client_move_id is answered again from the database, taking nothing: a client
+    looping on one was never counted. Replays count as refusals do, and past the rate get 429."""
+    rates(user_write="100/minute", move_refused="3/minute")
+    match, (alice, bob) = live_match("1923", options={"mode": "set"})
+    alice_client = client_of(alice)
+    version = alice_client.get(f"/api/matches/{match.pk}/table/").json()["version"]
+    body = {"action": "LOCK", "version": version, "client_move_id": "a1"}
+    answers = [alice_client.post(f"/api/matches/{match.pk}/moves/", body, format="json") for _ in range(5)]
+    assert [a.status_code for a in answers] == [200, 200, 200, 200, 429]
+    assert [a.get("Idempotent-Replayed") for a in answers[:4]] == [None, "true", "true", "true"]
+    assert int(answers[4]["Retry-After"]) > 0
+    # Only alice's replays were counted.
+    bob_body = {"action": "LOCK", "version": version, "client_move_id": "b1"}
+    assert client_of(bob).post(f"/api/matches/{match.pk}/moves/", bob_body, format="json").status_code == 200
 
 
 def client_of(player: Player) -> APIClient:

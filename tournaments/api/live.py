@@ -130,14 +130,18 @@ class MatchTableView(APIView):
 
 class MatchMoveView(APIView):
     permission_classes = [IsAuthenticated]
-    # Not the general write rate: a seated person's legal moves are never throttled, only refused moves
-    # are counted (config/throttles.py, docs/deploy.md "Request rates").
+    # Not the general write rate: a legal move is never refused by a rate. Refused and replayed moves are
+    # counted once answered, and only they turn into 429 past the rate (config/throttles.py).
     throttle_classes = [MoveRefusedThrottle]
 
     def handle_exception(self, exc: Exception) -> Response:
         response = super().handle_exception(exc)
         if 400 <= response.status_code < 500 and not isinstance(exc, Throttled):
-            MoveRefusedThrottle().count_refusal(self.request, self)
+            # A refusal changed nothing (a move out of time forfeited, which the table shows), so past the
+            # rate its answer may become a 429 instead.
+            wait = MoveRefusedThrottle().refused(self.request, self)
+            if wait is not None:
+                return super().handle_exception(Throttled(wait))
         return response
 
     @extend_schema(request=MoveSerializer, responses={200: TableSerializer}, summary="Make a move at a live table")
@@ -156,6 +160,9 @@ class MatchMoveView(APIView):
         viewer = _viewer(snapshot, player)
         headers = {"ETag": _etag(snapshot, viewer)}
         if outcome is MoveOutcome.REPLAYED:
+            wait = MoveRefusedThrottle().refused(request, self)
+            if wait is not None:
+                self.throttled(request, wait)  # a loop of replays, answered 429 as refusals are
             headers["Idempotent-Replayed"] = "true"
         return Response(live_table(snapshot=snapshot, viewer=viewer), headers=headers)
 

@@ -12,7 +12,7 @@ from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 from django.utils import timezone
 
-from config.database_outages import is_database_outage, wait_for_database, when_database_answers
+from config.database_outages import is_database_outage, may_wait_out, wait_for_database, when_database_answers
 from engine.agents import Agent
 from engine.errors import EngineError
 from engine.games import get_game, seats_for
@@ -94,8 +94,10 @@ def match_play(*, match_id: int) -> Match | None:
         try:
             return _match_play_claimed(match)
         except Exception as exc:
-            if not is_database_outage(exc) or interruption == _RESUMES:
-                raise  # the match stays running: the reaper puts it back once its heartbeat is stale
+            if not may_wait_out(exc) or interruption == _RESUMES:
+                # The match stays running: the reaper puts it back once its heartbeat is stale. Inside a
+                # caller's transaction the outage is the caller's, as for when_database_answers.
+                raise
             log.warning("match %s: the database went away mid-match (%s); waiting for it", match_id, exc)
             waited = wait_for_database()
             if not match_resume(match=match):
