@@ -98,11 +98,6 @@ class _Window:
             cache.add(self.key, 1, timeout=self.seconds + 60)
             return 1
 
-    def counted(self) -> int:
-        """The number counted in this window so far (0 while the cache is away)."""
-        made = cache.get(self.key, 0)
-        return made if isinstance(made, int) else 0
-
 
 class AnonymousReadThrottle(_Throttle):
     """Reads by anyone not signed in, per client address."""

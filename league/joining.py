@@ -83,8 +83,8 @@ def invitation_create(
         errors["days"] = f"an invitation lasts 1 to {MAX_INVITATION_DAYS} days, not {days}"
     if not 1 <= max_uses <= MAX_INVITATION_USES:
         errors["max_uses"] = f"an invitation admits 1 to {MAX_INVITATION_USES} people, not {max_uses}"
-    if role_problem(role):
-        errors["role"] = role_problem(role)
+    if problem := role_problem(role):
+        errors["role"] = problem
     if errors:
         raise ValidationError(errors)
     with transaction.atomic():
@@ -163,8 +163,8 @@ def role_problem(role: str) -> str:
 
 
 def check_role(role: str) -> None:
-    if role_problem(role):
-        raise ValidationError({"role": role_problem(role)})
+    if problem := role_problem(role):
+        raise ValidationError({"role": problem})
 
 
 def lock_club(club: Club) -> None:

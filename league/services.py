@@ -227,9 +227,7 @@ def player_update(*, player: Player, display_name: str) -> Player:
     players racing for one name exactly one gets it (league/names.py).
     """
     display_name = display_name.strip()
-    if not display_name:
-        raise ValidationError({"display_name": "a display name cannot be blank"})
-    names_check(display_name=display_name, player=player)
+    names_check(display_name=display_name, player=player)  # a blank one included
     before = player.display_name
     try:
         with transaction.atomic():

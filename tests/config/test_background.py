@@ -64,6 +64,34 @@ def not_eager() -> Iterator[None]:
     app.conf.task_always_eager = eager
 
 
+def timed_sends(port: int, count: int) -> tuple[subprocess.CompletedProcess[str], list[float]]:
+    """``count`` task sends, timed, from a fresh process whose broker is Redis at ``port`` (so that no
+    outage state of this process is shared): the process and each send's seconds."""
+    script = (
+        "import time, django; django.setup()\n"
+        "from config.background import send_now\n"
+        f"for n in range({count}):\n"
+        "    started = time.monotonic()\n"
+        "    send_now('tournaments.tasks.advance_live_match', (n,), queue='games')\n"
+        "    print(f'took {time.monotonic() - started:.3f}')\n"
+    )
+    sent = subprocess.run(
+        [sys.executable, "-c", script],
+        env={
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": "config.settings.test",
+            "CELERY_BROKER_URL": f"redis://127.0.0.1:{port}/6",
+            "CELERY_TASK_ALWAYS_EAGER": "false",
+        },
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert sent.returncode == 0, sent.stderr
+    return sent, [float(line.split()[1]) for line in sent.stdout.splitlines() if line.startswith("took")]
+
+
 def test_in_eager_mode_the_task_runs_inline_once_the_transaction_commits(
     calls: list[tuple[object, ...]], queue: str, django_capture_on_commit_callbacks: Callable[..., Any]
 ) -> None:
@@ -131,29 +159,7 @@ def test_a_send_to_a_broker_that_is_away_is_given_up_at_once_with_one_warning() 
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    script = (
-        "import time, django; django.setup()\n"
-        "from config.background import send_now\n"
-        "for n in range(5):\n"
-        "    started = time.monotonic()\n"
-        "    send_now('tournaments.tasks.advance_live_match', (n,), queue='games')\n"
-        "    print(f'took {time.monotonic() - started:.3f}')\n"
-    )
-    sent = subprocess.run(
-        [sys.executable, "-c", script],
-        env={
-            **os.environ,
-            "DJANGO_SETTINGS_MODULE": "config.settings.test",
-            "CELERY_BROKER_URL": f"redis://127.0.0.1:{port}/6",
-            "CELERY_TASK_ALWAYS_EAGER": "false",
-        },
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert sent.returncode == 0, sent.stderr
-    took = [float(line.split()[1]) for line in sent.stdout.splitlines() if line.startswith("took")]
+    sent, took = timed_sends(port, 5)
     assert len(took) == 5 and max(took) < 0.5, took
     assert sent.stderr.count("the broker (CELERY_BROKER_URL) unreachable") == 1, sent.stderr
 
@@ -162,30 +168,8 @@ def test_a_broker_that_never_answers_holds_one_send_and_then_none_for_a_while() 
     """Review 1.3: a Redis that takes connections and never answers held every send for two socket
     timeouts (about 4 s), so every move handing the turn to a bot hung. The first send waits them out;
     the sends after it, within the skip window, are given up at once (beat's sweeps send the work again)."""
-    script = (
-        "import time, django; django.setup()\n"
-        "from config.background import send_now\n"
-        "for n in range(3):\n"
-        "    started = time.monotonic()\n"
-        "    send_now('tournaments.tasks.advance_live_match', (n,), queue='games')\n"
-        "    print(f'took {time.monotonic() - started:.3f}')\n"
-    )
     with SilentServer() as silent:
-        sent = subprocess.run(
-            [sys.executable, "-c", script],
-            env={
-                **os.environ,
-                "DJANGO_SETTINGS_MODULE": "config.settings.test",
-                "CELERY_BROKER_URL": f"redis://127.0.0.1:{silent.port}/6",
-                "CELERY_TASK_ALWAYS_EAGER": "false",
-            },
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-    assert sent.returncode == 0, sent.stderr
-    took = [float(line.split()[1]) for line in sent.stdout.splitlines() if line.startswith("took")]
+        sent, took = timed_sends(silent.port, 3)
     assert len(took) == 3, sent.stdout
     assert took[0] < 10, took  # the silent server's timeouts, once
     assert max(took[1:]) < 0.1, took

@@ -88,3 +88,24 @@ def test_a_move_made_during_an_outage_is_kept_and_taken_once_when_the_club_is_ba
     moves = LiveMove.objects.filter(match=match)
     assert [(m.seat, m.action) for m in moves] == [(0, "LOCK")]
     page.context.close()
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_a_bug_on_a_page_answers_the_site_s_own_page_in_plain_words(
+    browser: Browser, live_server: Any, monkeypatch: pytest.MonkeyPatch, width: int
+) -> None:
+    from tournaments.web import views
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("a bug, not an outage")
+
+    competition = CompetitionFactory(name="Thursday War")
+    monkeypatch.setattr(views, "ladder_sheet", broken)
+    page = browser.new_context(viewport={"width": width, "height": 800}).new_page()
+    answer = page.goto(f"{live_server.url}/competitions/{competition.pk}/")
+    assert answer is not None and answer.status == 500
+    assert page.get_by_role("heading", level=1).inner_text() == "Something went wrong"
+    assert "a bug" not in page.inner_text("body")  # nothing of the error reaches the page
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    screenshot(page, f"error-page-{width}")
+    page.context.close()
