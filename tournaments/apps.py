@@ -7,6 +7,8 @@ class TournamentsConfig(AppConfig):
 
     def ready(self) -> None:
         # A competition's named organisers and referees leave it when they leave its club.
+        from tournaments.formats.builtin import register_builtin_formats
         from tournaments.services import named_staff
 
         named_staff.connect()
+        register_builtin_formats()

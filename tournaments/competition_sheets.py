@@ -11,8 +11,8 @@ from typing import Any
 
 from league.ratings import DEFAULT_MU
 from tournaments.admin.figures import points_text
+from tournaments.formats.registry import format_of
 from tournaments.models import Competition
-from tournaments.pairing import CHALLENGE_LADDER, KNOCKOUTS, RATING_LADDER, is_ladder
 from tournaments.selectors import (
     RatingHistory,
     competition_standings,
@@ -65,17 +65,9 @@ def standings_lines(competition: Competition) -> tuple[list[str], list[StandingL
 
 
 def standings_order_note(competition: Competition, labels: list[str]) -> str:
-    """How the table is ordered, for the line under it: a ladder is not ordered by its game's tiebreaks."""
-    if competition.format == CHALLENGE_LADDER:
-        return "Ordered by place on the ladder; those who left follow, by " + ", then ".join(labels)
-    if competition.format == RATING_LADDER:
-        return "Ordered by rating (ordinal, μ − 3σ), highest first"
-    if competition.format in KNOCKOUTS:
-        return (
-            "Ordered by the place in the bracket (those still in first, then by the round they went out in), "
-            "then " + ", then ".join(labels)
-        )
-    return "Ordered by " + ", then ".join(labels)
+    """How the table is ordered, for the line under it, as its format says (a ladder is not ordered by its
+    game's tiebreaks)."""
+    return format_of(competition).order_note(labels)
 
 
 #: The x axis of a competition's rating chart: rounds for scheduled formats, time for ladders.
@@ -86,7 +78,7 @@ TIME_AXIS = "time"
 def rating_chart_axis(competition: Competition) -> str:
     """A ladder's rounds are one challenge each, or one beat tick each, and may be hours or weeks apart:
     its ratings read better against time than against round numbers."""
-    return TIME_AXIS if is_ladder(competition.format) else ROUND_AXIS
+    return TIME_AXIS if format_of(competition).chart_over_time else ROUND_AXIS
 
 
 def rating_chart(competition: Competition) -> list[dict[str, Any]]:

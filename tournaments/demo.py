@@ -9,7 +9,7 @@ because making a superuser is no part of the league's services.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from itertools import cycle, islice, product
 from typing import Any
@@ -258,24 +258,40 @@ def demo_counts() -> dict[str, int]:
     }
 
 
-def _created(spec: DemoCompetition, club: Club, organiser: Player, report: DemoReport, **settings: Any) -> Competition:
+def _created(
+    spec: DemoCompetition,
+    club: Club,
+    organiser: Player,
+    report: DemoReport,
+    *,
+    format: str = "round_robin",
+    options: Mapping[str, object] | None = None,
+    **settings: Any,
+) -> Competition:
     """The club's competition of this name, created (and reported) if it is not there yet."""
     competition = Competition.objects.filter(club=club, name=spec.name).first()
     if competition is None:
         competition = competition_create(
-            club=club, created_by=organiser, name=spec.name, game=spec.game, seed=spec.seed, **settings
+            club=club,
+            created_by=organiser,
+            name=spec.name,
+            game=spec.game,
+            seed=spec.seed,
+            format=format,
+            options=options,
+            settings=settings,
         )
         report.created.append(f"competition {spec.name}")
     return competition
 
 
 def _ladder(spec: DemoCompetition, club: Club, organiser: Player, format: str, report: DemoReport) -> Competition:
-    return _created(spec, club, organiser, report, options=spec.options, kind=Competition.Kind.LADDER, format=format)
+    return _created(spec, club, organiser, report, options=spec.options, format=format)
 
 
 def _challenge_ladder(club: Club, organiser: Player, members: list[Player], report: DemoReport) -> Competition:
     """Members' bots above two people, in that order."""
-    competition = _ladder(CHALLENGE_LADDER, club, organiser, Competition.Format.CHALLENGE_LADDER, report)
+    competition = _ladder(CHALLENGE_LADDER, club, organiser, "challenge_ladder", report)
     if competition.status == Competition.Status.OPEN:
         by_name = {m.user.username: m for m in [organiser, *members]}
         entered = {(e.bot_version_id, e.player_id): e for e in competition.entrants.all()}
@@ -309,7 +325,7 @@ def _first_challenges(competition: Competition, organiser: Player, say: Callable
 
 def _rating_ladder(club: Club, organiser: Player, members: list[Player], report: DemoReport) -> Competition:
     """Every built-in strategy of the game, once per member: a ladder beat keeps playing."""
-    competition = _ladder(RATING_LADDER, club, organiser, Competition.Format.RATING_LADDER, report)
+    competition = _ladder(RATING_LADDER, club, organiser, "rating_ladder", report)
     if competition.status == Competition.Status.OPEN:
         entered = set(competition.entrants.values_list("bot_version_id", flat=True))
         for member in members:
@@ -342,9 +358,9 @@ def _swiss(club: Club, organiser: Player, members: list[Player], report: DemoRep
         organiser,
         report,
         options=spec.options,
-        format=Competition.Format.SWISS,
+        format="swiss",
         cut_to=SWISS_CUT,
-        cut_format=Competition.Format.DOUBLE_ELIMINATION,
+        cut_format="double_elimination",
     )
     if competition.status == Competition.Status.OPEN:
         _enter_bots(competition, members, SWISS_BOTS, report)
@@ -376,7 +392,7 @@ def _cup(
         club,
         organiser,
         report,
-        format=Competition.Format.SINGLE_ELIMINATION,
+        format="single_elimination",
         players_per_match=spec.players_per_match,
         games_per_match=spec.games_per_match,
         seeding=Competition.Seeding.RATING,
@@ -401,7 +417,7 @@ def _separation(club: Club, organiser: Player, report: DemoReport) -> Competitio
         club,
         organiser,
         report,
-        format=Competition.Format.SEPARATION,
+        format="separation",
         games_per_match=spec.games_per_match,
         sprt_elo1=200.0,
         sprt_max_games=400,

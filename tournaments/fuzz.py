@@ -127,7 +127,7 @@ def _transcript_competition() -> None:
             created_by=organiser,
             name=TRANSCRIPT_COMPETITION,
             game=TRANSCRIPT_GAME,
-            people_play=Competition.PeoplePlay.TRANSCRIPT,
+            settings={"people_play": Competition.PeoplePlay.TRANSCRIPT.value},
         )
         for person in (organiser, member):
             entrant_join(competition=competition, player=person)
@@ -181,7 +181,7 @@ def known_ids() -> dict[str, list[int]]:
         "transcript_matches": ids(matches.filter(competition__people_play=Competition.PeoplePlay.TRANSCRIPT)),
         "transcript_numbers": ids(Transcript.objects.all(), "number"),
         "games": ids(Game.objects.all()),
-        "challenge_ladders": ids(Competition.objects.filter(format=Competition.Format.CHALLENGE_LADDER)),
+        "challenge_ladders": ids(Competition.objects.filter(format="challenge_ladder")),
         "challenge_numbers": ids(Challenge.objects.all(), "number"),
         "personal_invitations": ids(PersonalInvitation.objects.all()),
     }

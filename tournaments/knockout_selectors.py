@@ -10,29 +10,9 @@ from collections import defaultdict
 from dataclasses import dataclass
 from fractions import Fraction
 
-from tournaments.knockout import Bracket, Played, Settings, Side, bracket
+from tournaments.formats.knockout_settings import knockout_settings
+from tournaments.knockout import Bracket, Played, Side, bracket
 from tournaments.models import Competition, Entrant, Match, MatchParticipant
-from tournaments.pairing import DOUBLE_ELIMINATION, KNOCKOUTS
-
-
-def is_knockout(competition: Competition) -> bool:
-    return competition.format in KNOCKOUTS
-
-
-def best_of(competition: Competition) -> bool:
-    """Whether the competition's matches end once decided (engine.match.decided_early): a knockout's at tables
-    of two, where games_per_match is a best-of-N. At bigger tables every place at the table counts, so all
-    N games are played."""
-    return is_knockout(competition) and competition.players_per_match == 2
-
-
-def knockout_settings(competition: Competition) -> Settings:
-    return Settings(
-        table_size=competition.players_per_match,
-        advance=competition.advance_count,
-        double=competition.format == DOUBLE_ELIMINATION,
-        third_place=competition.third_place,
-    )
 
 
 @dataclass(frozen=True)
@@ -180,7 +160,7 @@ def bracket_view(competition: Competition) -> BracketView:
         )
     places = sorted(((place, ref[e]) for e, place in read.bracket.places.items()), key=lambda p: (p[0], p[1].seed))
     return BracketView(
-        double=competition.format == DOUBLE_ELIMINATION,
+        double=knockout_settings(competition).double,
         finished=read.bracket.finished,
         rounds=rounds,
         places=places,

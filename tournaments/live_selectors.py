@@ -19,7 +19,7 @@ from django.utils import timezone
 from engine.record import result_without_bot_text
 from engine.referee import LiveGame
 from league.models import Player
-from tournaments.knockout_selectors import best_of
+from tournaments.formats.registry import format_of
 from tournaments.models import Competition, LiveTable, Match, MatchParticipant
 from tournaments.selectors import competition_organiser
 from tournaments.services.live_tables import Participant, match_and_table, match_participants, seat_deadline
@@ -138,7 +138,7 @@ def live_table(*, snapshot: Snapshot, viewer: Viewer, now: datetime | None = Non
         "status": match.status,
         "version": match.version,
         "games": competition.games_per_match,
-        "best_of": best_of(competition),
+        "best_of": format_of(competition).best_of(competition),
         "game_number": None if table is None else table.number,
         "commitments": list(match.commitments),
         "server_time": now.isoformat(),

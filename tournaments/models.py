@@ -11,26 +11,6 @@ from tournaments.fields import JSONTextField
 
 
 class Competition(models.Model):
-    class Kind(models.TextChoices):
-        TOURNAMENT = "tournament"
-        LEAGUE = "league"
-        LADDER = "ladder"
-
-    class Format(models.TextChoices):
-        ROUND_ROBIN = "round_robin", "Round robin"
-        DOUBLE_ROUND_ROBIN = "double_round_robin", "Double round robin"
-        #: Paired round by round from the standings (tournaments/swiss.py, services/swiss_rounds.py).
-        SWISS = "swiss", "Swiss"
-        #: Two entrants play round after round until a sequential test separates them (services/separation.py).
-        SEPARATION = "separation", "Play to separation (SPRT)"
-        #: A bracket, re-seeded every round, paired when the round before is over (tournaments/knockout.py).
-        SINGLE_ELIMINATION = "single_elimination", "Single elimination"
-        DOUBLE_ELIMINATION = "double_elimination", "Double elimination"
-        #: Positions, changed by challenges up the ladder (tournaments/services/challenges.py); never ends.
-        CHALLENGE_LADDER = "challenge_ladder", "Challenge ladder"
-        #: Bots paired by rating on Celery beat, round after round (tournaments/services/rating_ladder.py).
-        RATING_LADDER = "rating_ladder", "Rating ladder"
-
     class PeoplePlay(models.TextChoices):
         LIVE = "live", "Live, dealt and refereed by the server"
         TRANSCRIPT = "transcript", "With real cards, from verified transcripts"
@@ -57,11 +37,13 @@ class Competition(models.Model):
 
     club = models.ForeignKey(Club, on_delete=models.PROTECT, related_name="competitions")
     name = models.CharField(max_length=120)
-    kind = models.CharField(max_length=12, choices=Kind.choices, default=Kind.LEAGUE)
     game = models.CharField(max_length=10, choices=game_choices)
     #: The full ruleset, validated and completed by the engine (every option with its value).
     options = models.JSONField(default=dict, blank=True)
-    format = models.CharField(max_length=24, choices=Format.choices, default=Format.ROUND_ROBIN)
+    #: A registered format's key (tournaments/formats/registry.py), which decides who meets whom.
+    format = models.CharField(max_length=24, default="round_robin")
+    #: The format's own settings, as its spec declares them (tournaments/formats/), complete once created.
+    settings = models.JSONField(default=dict, blank=True)
     #: Participants per match: 2 for War and Banter, 2 or more for 1923, 3 or more people for Punk.
     players_per_match = models.PositiveSmallIntegerField(default=2)
     games_per_match = models.PositiveIntegerField(default=1)
@@ -88,44 +70,10 @@ class Competition(models.Model):
     #: Each deal played once from every rotation of the seats (engine/match.py): games_per_match is a
     #: multiple of players_per_match, and a match is decided by play rather than by the cards.
     duplicate_deals = models.BooleanField(default=False)
-    # Play to separation: the sequential test's hypotheses (the first entrant's Elo advantage) and error rates.
-    sprt_elo0 = models.FloatField(default=0.0)
-    sprt_elo1 = models.FloatField(default=50.0)
-    sprt_alpha = models.FloatField(default=0.05)
-    sprt_beta = models.FloatField(default=0.05)
-    #: The cap: past this many games the test stops undecided.
-    sprt_max_games = models.PositiveIntegerField(default=2000)
-    #: Swiss: the rounds to play; empty at creation for the standard ceil(log2 entrants), set at the start.
-    round_count = models.PositiveIntegerField(null=True, blank=True)
-    bye_points = models.CharField(max_length=4, choices=ByePoints.choices, default=ByePoints.WIN)
-    # Knockouts (docs/formats.md).
-    #: Entrants going on from each table: 1 at tables of two; a divisor of the table size for bigger ones.
-    advance_count = models.PositiveSmallIntegerField(default=1)
-    #: A single elimination at tables of two: the losing semi-finalists play for third place.
-    third_place = models.BooleanField(default=False)
-    seeding = models.CharField(max_length=10, choices=Seeding.choices, default=Seeding.ENTRY)
-    #: The competition whose standings seed this one (``seeding=standings``), e.g. the stage before a cut.
-    seeded_from = models.ForeignKey(
-        "self", on_delete=models.PROTECT, null=True, blank=True, related_name="seeded_competitions"
-    )
-    #: A Swiss or round robin stage: once it finishes, its best ``cut_to`` go on to a knockout of ``cut_format``.
-    cut_to = models.PositiveIntegerField(null=True, blank=True)
-    cut_format = models.CharField(
-        max_length=24,
-        blank=True,
-        choices=[(f.value, f.label) for f in (Format.SINGLE_ELIMINATION, Format.DOUBLE_ELIMINATION)],
-    )
-    #: The knockout a stage cut to, made when the stage finished.
+    #: The competition a stage cut to, made when the stage finished (tournaments/formats/stages.py).
     next_stage = models.OneToOneField(
         "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="previous_stage"
     )
-    # Ladders (docs/ladders.md).
-    #: A challenge ladder: how many places above itself an entrant may challenge.
-    challenge_reach = models.PositiveSmallIntegerField(default=3)
-    #: A challenge ladder: days the challenged side has to accept and play, or forfeit.
-    challenge_days = models.PositiveSmallIntegerField(default=7)
-    #: A rating ladder: the rounds it schedules before it finishes; empty to run until cancelled.
-    ladder_rounds = models.PositiveIntegerField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]

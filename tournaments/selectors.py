@@ -11,7 +11,7 @@ from datetime import datetime
 from fractions import Fraction
 from typing import Any, cast
 
-from django.db.models import Count, F, Prefetch, Q, QuerySet
+from django.db.models import Count, Prefetch, Q, QuerySet
 from django.utils import timezone
 
 from engine.games import game_names, get_game
@@ -19,7 +19,7 @@ from engine.games.profile import MATCH_POINTS, Breakdown, Race, SetTable
 from league.models import Membership, Player
 from league.ratings import Skill
 from league.standings import Tiebreak, shared_ranks, tiebreaks
-from tournaments.knockout_selectors import knockout_places
+from tournaments.formats.registry import format_of
 from tournaments.models import (
     BotRun,
     Competition,
@@ -32,8 +32,6 @@ from tournaments.models import (
     Standing,
     units_per_point,
 )
-from tournaments.pairing import CHALLENGE_LADDER, KNOCKOUTS, RATING_LADDER, SWISS
-from tournaments.swiss_standings import SWISS_ORDER, swiss_tiebreaks
 
 
 @dataclass(frozen=True)
@@ -47,70 +45,50 @@ class StandingRow:
     played_points: Fraction = Fraction(0)
 
 
-def _ladder_order(competition: Competition) -> list[Any]:
-    """What ranks a ladder before the game's own order: its places, or its ratings."""
-    if competition.format == CHALLENGE_LADDER:
-        return [F("entrant__position").asc(nulls_last=True)]
-    if competition.format == RATING_LADDER:
-        return ["-ordinal"]
-    return []
-
-
 def standings_queryset(competition: Competition) -> QuerySet[Standing]:
     order = [t.column if not t.higher_first else f"-{t.column}" for t in tiebreaks(competition.game)]
     return (
         Standing.objects.filter(competition=competition)
         .select_related("entrant")
-        .order_by(*_ladder_order(competition), *order, "entrant__name", "entrant_id")
+        .order_by(*format_of(competition).standings_sql_order(), *order, "entrant__name", "entrant_id")
     )
 
 
 def standings_order(competition: Competition) -> tuple[Tiebreak, ...]:
-    """The figures that order the table, first first: the game's (RULES.md), with a Swiss's own tiebreaks
-    (tournaments/swiss_standings.py) straight after match points."""
-    order = tiebreaks(competition.game)
-    if competition.format == SWISS:
-        return (order[0], *SWISS_ORDER, *order[1:])
-    return order
+    """The figures that order the table, first first: the game's (RULES.md), with the format's own where it has
+    them (a Swiss's tiebreaks straight after match points, tournaments/formats/swiss.py)."""
+    return format_of(competition).standings_figures(tiebreaks(competition.game))
 
 
 def competition_standings(competition: Competition) -> list[StandingRow]:
     """The table in the competition's order; rows level on every tiebreak share a rank.
 
-    A challenge ladder ranks by place (those who left follow, by the game's order), a rating ladder
-    by rating first. A Swiss's own tiebreaks are computed here, and a knockout's places come from its
-    bracket (tournaments/knockout_selectors.py), so their rows are sorted here too: a knockout's
-    entrants still in come first, then those out, by the place they went out with.
+    The format says what ranks before the game's figures (``Format.ranking``): a challenge ladder's places
+    (those who left follow, by the game's order), a rating ladder's ratings, a knockout's places from its
+    bracket (those still in first, then those out, by the place they went out with); and a Swiss computes
+    its own tiebreaks here.
     """
     order = standings_order(competition)
     rows = list(standings_queryset(competition))
     per_point = units_per_point(competition.players_per_match)
-    swiss = swiss_tiebreaks(competition) if competition.format == SWISS else {}
+    ranking = format_of(competition).ranking(competition)
 
     def value(row: Standing, tiebreak: Tiebreak) -> Any:
         if tiebreak.key == MATCH_POINTS.key:
             # Shown in points, not the exact units it is stored in.
             return Fraction(row.match_units, per_point)
         if not tiebreak.column:
-            figures = swiss.get(row.entrant_id)
-            return getattr(figures, tiebreak.key) if figures is not None else Fraction(0)
+            return ranking.computed.get(row.entrant_id, {}).get(tiebreak.key, Fraction(0))
         return getattr(row, tiebreak.column)
 
     table = [(row, [(t, value(row, t)) for t in order]) for row in rows]
-    places = knockout_places(competition) if competition.format in KNOCKOUTS else {}
-
-    def first_key(row: Standing) -> tuple[Any, ...]:
-        if competition.format in KNOCKOUTS:
-            return (places.get(row.entrant_id, 0),)
-        return _ladder_key(competition, row)
-
-    if competition.format == SWISS or places:
+    if ranking.resort:
         # Stable: rows level on every figure keep the SQL order (the game's, then name).
-        table.sort(key=lambda item: (*first_key(item[0]), *(-v if t.higher_first else v for t, v in item[1])))
-    # A knockout's rank is the place the bracket gave (shared by those out in one round); the figures
-    # order those still in, and within a place.
+        table.sort(key=lambda item: (*ranking.first_key(item[0]), *(-v if t.higher_first else v for t, v in item[1])))
+    # A settled row's rank is its first key alone (a knockout's place, shared by those out in one round); the
+    # figures order the rest, and within a place.
     keys = [
-        first_key(row) if places.get(row.entrant_id) else first_key(row) + tuple(v for _, v in shown)
+        ranking.first_key(row) if ranking.settled(row) else ranking.first_key(row) + tuple(v for _, v in shown)
         for row, shown in table
     ]
     return [
@@ -123,15 +101,6 @@ def competition_standings(competition: Competition) -> list[StandingRow]:
         )
         for rank, (row, shown) in zip(shared_ranks(keys), table, strict=True)
     ]
-
-
-def _ladder_key(competition: Competition, row: Standing) -> tuple[Any, ...]:
-    if competition.format == CHALLENGE_LADDER:
-        position = row.entrant.position
-        return (position is None, position or 0)
-    if competition.format == RATING_LADDER:
-        return (-row.ordinal,)
-    return ()
 
 
 def breakdown_of(game: str) -> Breakdown | None:

@@ -13,6 +13,7 @@ from fractions import Fraction
 from typing import Any, cast
 
 from league.standings import Tiebreak
+from tournaments.formats.values import whole_setting
 from tournaments.models import Competition, Game, LiveMove, Match, MatchParticipant, units_per_point
 from tournaments.services.swiss_rounds import bye_units
 from tournaments.swiss_tiebreaks import Result, Tiebreaks, tiebreaks
@@ -96,4 +97,6 @@ def swiss_tiebreaks(competition: Competition) -> dict[int, Tiebreaks]:
             for e in entrants
             if e not in seated[round_number]
         ]
-    return tiebreaks(results, bye_points=bye, rounds=max(competition.round_count or 0, max(seated, default=0)))
+    return tiebreaks(
+        results, bye_points=bye, rounds=max(whole_setting(competition, "round_count") or 0, max(seated, default=0))
+    )

@@ -101,7 +101,7 @@ def test_a_newcomer_signs_up_joins_enters_the_ladder_challenges_plays_and_moves_
                 "name": "Club ladder",
                 "game": "1923",
                 "options": {"mode": "set"},
-                "kind": "ladder",
+                
                 "format": "challenge_ladder",
                 "move_seconds": 5,
                 "game_seconds": 60,
@@ -152,7 +152,7 @@ def test_a_ladder_of_bots_climbs_by_challenges_on_the_workers_and_beat_forfeits_
     ladder = ok(
         olga.post(
             "/api/tournaments/",
-            {"club": club, "name": "Bot ladder", "game": "banter", "kind": "ladder", "format": "challenge_ladder"},
+            {"club": club, "name": "Bot ladder", "game": "banter", "format": "challenge_ladder"},
             format="json",
         ),
         201,

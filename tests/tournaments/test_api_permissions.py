@@ -80,7 +80,7 @@ def _members_membership(cast: Cast) -> Membership:
 
 def _ladder(cast: Cast) -> tuple[Entrant, Entrant]:
     """The competition as a running challenge ladder: the member (a person) above the owner's bot."""
-    Competition.objects.filter(pk=cast.competition.pk).update(format="challenge_ladder", kind="ladder")
+    Competition.objects.filter(pk=cast.competition.pk).update(format="challenge_ladder")
     member = Entrant.objects.create(competition=cast.competition, player=cast.member, name="Member")
     bot = EntrantFactory(competition=cast.competition, bot_version=cast.version)
     competition_start(competition=cast.competition, order=[member.pk, bot.pk])

@@ -50,7 +50,7 @@ class Ladder:
             "name": "Club ladder",
             "game": game,
             "format": "challenge_ladder",
-            "kind": "ladder",
+            
             "players_per_match": players_per_match,
             **settings,
         }

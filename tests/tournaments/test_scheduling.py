@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from tests.factories import CompetitionFactory, EntrantFactory
 from tournaments.models import Competition, Match
-from tournaments.pairing import FORMATS
+from tournaments.formats.registry import get_format
 from tournaments.services import scheduling
 from tournaments.services.competitions import competition_start
 from tournaments.services.play import match_play, match_resume
@@ -42,7 +42,7 @@ def test_a_round_robin_sends_its_whole_schedule_when_the_start_commits(
 def test_a_round_by_round_format_sends_the_next_round_when_the_last_match_of_a_round_is_recorded(
     sent: list[int], monkeypatch: pytest.MonkeyPatch, django_capture_on_commit_callbacks: Callable[..., Any]
 ) -> None:
-    monkeypatch.setattr(FORMATS["round_robin"], "pairs_round_by_round", True)
+    monkeypatch.setattr(get_format("round_robin"), "pairs_round_by_round", True)
     competition = four_entrants()
     with django_capture_on_commit_callbacks(execute=True):
         competition_start(competition=competition)

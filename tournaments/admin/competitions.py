@@ -8,7 +8,8 @@ from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.options import InlineModelAdmin
 from django.db.models import Count, Model, Q, QuerySet
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.template.response import TemplateResponse
 
 from league.admin.permissions import can_organise
 from league.admin.saving import adopt, formset_saved
@@ -18,24 +19,16 @@ from tournaments.admin.actions import (
     retry_errored_matches,
     start_competitions,
 )
-from tournaments.admin.forms import (
-    KNOCKOUT_FIELDS,
-    RULE_FIELDS,
-    CompetitionAddForm,
-    CompetitionChangeForm,
-    knockout_changes,
-)
+from tournaments.admin.forms import CompetitionAddForm, CompetitionChangeForm, competition_add_form
 from tournaments.admin.pages import competition_page, unknown_game_reported
 from tournaments.admin.scope import CompetitionPartAdmin, ReadOnlyInline, runs_competition
 from tournaments.admin.seeds import competition_seed_text
 from tournaments.admin.views import CompetitionRunViews, change_url
+from tournaments.formats.base import Format
+from tournaments.formats.common import COMPETITION_SETTINGS
+from tournaments.formats.registry import UnknownFormat, all_formats, format_choices, format_of, get_format
 from tournaments.models import Competition, Entrant, Match
-from tournaments.services.competitions import (
-    UNCHANGED,
-    competition_create,
-    competition_update,
-    entrant_withdraw,
-)
+from tournaments.services.competitions import competition_create, competition_update, entrant_withdraw
 
 if TYPE_CHECKING:
     # Only in django-stubs: the shape of ModelAdmin.fieldsets.
@@ -60,10 +53,25 @@ class EntrantInline(ReadOnlyInline[Entrant, Competition]):
         return isinstance(obj, Competition) and obj.status == Competition.Status.OPEN and runs_competition(request, obj)
 
 
+#: The settings every competition has, as the forms show them (tournaments/formats/common.py).
+COMMON_FIELDS = [setting.name for setting in COMPETITION_SETTINGS]
+
+
+class FormatFilter(admin.SimpleListFilter):
+    title = "format"
+    parameter_name = "format"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return format_choices()
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Competition]) -> QuerySet[Competition]:
+        return queryset.filter(format=self.value()) if self.value() else queryset
+
+
 @admin.register(Competition)
 class CompetitionAdmin(CompetitionRunViews):
-    list_display = ["name", "club", "game", "kind", "format", "status", "entrant_count", "progress", "created_at"]
-    list_filter = ["game", "status", "kind", "format", ("club", admin.RelatedOnlyFieldListFilter)]
+    list_display = ["name", "club", "game", "format_label", "status", "entrant_count", "progress", "created_at"]
+    list_filter = ["game", "status", FormatFilter, ("club", admin.RelatedOnlyFieldListFilter)]
     search_fields = ["name", "club__name"]
     list_select_related = ["club"]
     ordering = ["-created_at", "-id"]
@@ -73,9 +81,8 @@ class CompetitionAdmin(CompetitionRunViews):
     change_form_template = "admin/tournaments/competition/change_form.html"
     info_fields = (
         "club",
-        "kind",
         "game",
-        "format",
+        "format_label",
         "players_per_match",
         "people_play",
         "move_seconds",
@@ -109,6 +116,13 @@ class CompetitionAdmin(CompetitionRunViews):
     def progress(self, competition: Competition) -> str:
         return f"{getattr(competition, 'match_done', 0)} / {getattr(competition, 'match_total', 0)}"
 
+    @admin.display(description="Format", ordering="format")
+    def format_label(self, competition: Competition) -> str:
+        try:
+            return get_format(competition.format).label
+        except UnknownFormat:
+            return f"{competition.format} (not on this server)"
+
     @admin.display(description="Seed")
     def seed_shown(self, competition: Competition) -> str:
         return competition_seed_text(competition)
@@ -127,69 +141,86 @@ class CompetitionAdmin(CompetitionRunViews):
 
     # The forms: one to create through competition_create, one to edit through competition_update.
 
+    def add_view(
+        self, request: HttpRequest, form_url: str = "", extra_context: dict[str, Any] | None = None
+    ) -> HttpResponse:
+        # A competition's fields depend on its format: the format is chosen first, on a page of its own.
+        if self._chosen_format(request) is None:
+            context = {
+                **self.admin_site.each_context(request),
+                "title": "Add competition: choose its format",
+                "opts": self.model._meta,
+                "formats": all_formats(),
+            }
+            return TemplateResponse(request, "admin/tournaments/competition/choose_format.html", context)
+        return super().add_view(request, form_url, extra_context)
+
+    @staticmethod
+    def _chosen_format(request: HttpRequest) -> Format | None:
+        try:
+            return get_format(request.GET.get("format", ""))
+        except UnknownFormat:
+            return None
+
     def get_form(
         self, request: HttpRequest, obj: Competition | None = None, change: bool = False, **kwargs: Any
     ) -> Any:
         if obj is None:
-            kwargs["form"] = type("BoundCompetitionAddForm", (CompetitionAddForm,), {"request": request})
+            chosen = self._chosen_format(request)
+            if chosen is None:
+                raise Http404("choose a format first")
+            kwargs["form"] = competition_add_form(chosen, request)
         else:
             kwargs["form"] = CompetitionChangeForm
+        # The settings' fields are made by the forms, from the specs: the fieldsets name them.
+        kwargs["fields"] = None
         return super().get_form(request, obj, change=change, **kwargs)
 
     def get_fieldsets(self, request: HttpRequest, obj: Competition | None = None) -> _FieldsetSpec:
         if obj is None:
-            return [(None, {"fields": [*CompetitionAddForm.Meta.fields[:-1], "organiser", "seed"]})]
-        return [
-            (None, {"fields": ["name", *RULE_FIELDS]}),
-            ("Knockout", {"fields": [*KNOCKOUT_FIELDS]}),
-            ("Competition", {"fields": self.info_fields}),
-        ]
+            chosen = self._chosen_format(request)
+            own = tuple(s.name for s in chosen.settings) if chosen is not None else ()
+            label = chosen.label if chosen is not None else "Format"
+            return [
+                (None, {"fields": ["club", "name", "game", "organiser"]}),
+                ("How it is played", {"fields": [*COMMON_FIELDS, "options"]}),
+                (f"{label} settings", {"fields": own}),
+                ("Replaying", {"fields": ["seed"]}),
+            ]
+        own = tuple(s.name for s in format_of(obj).settings)
+        changeable = [name for name in COMMON_FIELDS if name != "players_per_match"]
+        sets: list[Any] = [(None, {"fields": ["name"]}), ("How it is played", {"fields": [*changeable, "options"]})]
+        if own:
+            sets.append((f"{format_of(obj).label} settings", {"fields": own}))
+        return [*sets, ("Competition", {"fields": self.info_fields})]
 
     def get_readonly_fields(self, request: HttpRequest, obj: Competition | None = None) -> list[str]:
-        if obj is None:
-            return []
-        if obj.status == Competition.Status.OPEN:
-            return list(self.info_fields)
-        # Once the schedule exists its rules are fixed: only the name can still change.
-        return [*self.info_fields, *RULE_FIELDS, *KNOCKOUT_FIELDS]
+        # Settings that may no longer change are disabled by the change form, which says why.
+        return [] if obj is None else list(self.info_fields)
 
     def save_model(
         self, request: HttpRequest, obj: Competition, form: forms.ModelForm[Competition], change: bool
     ) -> None:
         data = form.cleaned_data
-        if change:
+        if isinstance(form, CompetitionChangeForm):
             changed = set(form.changed_data)
             competition_update(
                 competition=obj,
                 name=data["name"] if "name" in changed else None,
                 options=data["options"] if "options" in changed else None,
-                games_per_match=data["games_per_match"] if "games_per_match" in changed else None,
-                max_entrants=data["max_entrants"] if "max_entrants" in changed else UNCHANGED,
-                **knockout_changes(data, changed),
+                settings=form.changed_settings(),
             )
             return
+        assert isinstance(form, CompetitionAddForm)  # get_form gives an add form to a new competition
         created = competition_create(
             club=data["club"],
             created_by=data["organiser"],
             name=data["name"],
             game=data["game"],
+            format=form.competition_format.key,
             options=data["options"],
-            kind=data["kind"],
-            format=data["format"],
-            players_per_match=data["players_per_match"],
-            games_per_match=data["games_per_match"],
-            max_entrants=data["max_entrants"],
             seed=data["seed"],
-            people_play=data["people_play"],
-            move_seconds=data["move_seconds"],
-            game_seconds=data["game_seconds"],
-            live_tables_public=data["live_tables_public"],
-            advance_count=data["advance_count"],
-            third_place=data["third_place"],
-            seeding=data["seeding"],
-            seeded_from=data["seeded_from"],
-            cut_to=data["cut_to"],
-            cut_format=data["cut_format"],
+            settings=form.settings(),
         )
         adopt(obj, created)
 

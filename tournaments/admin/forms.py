@@ -7,7 +7,6 @@ from typing import Any
 from django import forms
 from django.contrib.admin.widgets import FilteredSelectMultiple
 from django.core.exceptions import ValidationError
-from django.core.validators import MaxValueValidator, MinValueValidator
 from django.http import HttpRequest
 from django.utils.functional import lazy
 from django.utils.html import escape
@@ -17,18 +16,14 @@ from league.admin.form_helpers import model_choice_field, player_lookup
 from league.admin.permissions import is_superuser, members_only, organised_club_ids, own_player
 from league.admin.service_errors import add_service_errors
 from league.models import BotVersion, Club, Player
+from tournaments.formats.base import Format
+from tournaments.formats.common import competition_spec
+from tournaments.formats.form_fields import form_fields, initial_values, setting_values
+from tournaments.formats.registry import format_of
+from tournaments.formats.spec import Changes, Spec
 from tournaments.models import Competition
+from tournaments.services.competition_settings import current_settings, settings_checked
 from tournaments.services.competitions import validate_ruleset
-
-#: The rules and size, which competition_update changes only while entries are open.
-RULE_FIELDS = ["games_per_match", "max_entrants", "options"]
-#: A knockout's settings, or those of the knockout a stage cuts to: also only while entries are open.
-KNOCKOUT_FIELDS = ["advance_count", "third_place", "seeding", "seeded_from", "cut_to", "cut_format"]
-
-
-def knockout_changes(data: dict[str, Any], changed: set[str]) -> dict[str, Any]:
-    """The knockout settings the change form changed, as competition_update takes them (the rest left out)."""
-    return {field: data[field] for field in KNOCKOUT_FIELDS if field in changed}
 
 
 def options_help() -> str:
@@ -52,13 +47,31 @@ def check_options(form: forms.BaseForm, data: dict[str, Any], *, game: str, play
         add_service_errors(form, error)
 
 
+def _settings_checked(
+    form: forms.BaseForm,
+    format: Format,
+    given: dict[str, object],
+    *,
+    club_id: int,
+    game: str,
+    current: Competition | None,
+) -> None:
+    """Check the form's settings on the services' one path (services/competition_settings.py); a refusal goes
+    on the field it names."""
+    try:
+        settings_checked(format=format, given=given, club_id=club_id, game=game, current=current)
+    except ValidationError as error:
+        add_service_errors(form, error)
+
+
 class CompetitionAddForm(forms.ModelForm[Competition]):
+    """A new competition of one format (``competition_format``): its fields are the settings every competition
+    has and the format's own, made from their specs (tournaments/formats/form_fields.py)."""
+
     organiser = forms.ModelChoiceField(
         queryset=Player.objects.none(), help_text="Recorded as the creator and first organiser of the competition."
     )
     options = forms.JSONField(required=False, initial=dict, help_text=lazy(options_help, str)())
-    games_per_match = forms.IntegerField(min_value=1, max_value=1000, initial=1)
-    players_per_match = forms.IntegerField(min_value=2, max_value=12, initial=2)
     seed = forms.IntegerField(
         required=False,
         min_value=0,
@@ -70,26 +83,10 @@ class CompetitionAddForm(forms.ModelForm[Competition]):
 
     class Meta:
         model = Competition
-        fields = [
-            "club",
-            "name",
-            "kind",
-            "game",
-            "format",
-            "players_per_match",
-            "games_per_match",
-            "max_entrants",
-            "options",
-            "people_play",
-            "move_seconds",
-            "game_seconds",
-            "live_tables_public",
-            # A knockout's, or those of the knockout a Swiss or round robin stage cuts to (docs/formats.md).
-            *KNOCKOUT_FIELDS,
-            "seed",
-        ]
+        fields = ["club", "name", "game"]
 
-    #: Set by CompetitionAdmin.get_form: the clubs and organisers offered depend on who asks.
+    #: Set by competition_add_form: the format, and the request (the clubs and organisers offered depend on it).
+    competition_format: Format
     request: HttpRequest
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -103,43 +100,72 @@ class CompetitionAddForm(forms.ModelForm[Competition]):
             clubs = clubs.filter(pk__in=organised_club_ids(self.request))
             organisers = Player.objects.filter(pk=me.pk) if me else Player.objects.none()
         model_choice_field(self, "club").queryset = clubs
-        model_choice_field(self, "seeded_from").queryset = Competition.objects.filter(club__in=clubs)
         model_choice_field(self, "organiser").queryset = organisers
+        self.fields.update(form_fields(self.spec, competitions=Competition.objects.filter(club__in=clubs)))
         if me is not None:
             self.fields["organiser"].initial = me.pk
         if clubs.count() == 1:
             self.fields["club"].initial = clubs.get().pk
 
+    @property
+    def spec(self) -> Spec:
+        return competition_spec(self.competition_format)
+
+    def settings(self) -> dict[str, object]:
+        return setting_values(self.spec, self.cleaned_data)
+
     def clean(self) -> dict[str, Any]:
         super().clean()
         data = self.cleaned_data
-        game, people = data.get("game"), data.get("players_per_match")
+        game, people, club = data.get("game"), data.get("players_per_match"), data.get("club")
         if game and people and "options" not in self.errors:
             check_options(self, data, game=game, players_per_match=people)
-        limit = data.get("max_entrants")
-        if limit is not None and people and limit < people:
-            self.add_error("max_entrants", f"must leave room for at least one match of {people}")
+        if game and club is not None and not self.errors:
+            _settings_checked(self, self.competition_format, self.settings(), club_id=club.pk, game=game, current=None)
         return data
 
 
-class CompetitionChangeForm(forms.ModelForm[Competition]):
-    """The name can change at any time; rules and size only while entries are open (competition_update).
+def competition_add_form(format: Format, request: HttpRequest) -> type[CompetitionAddForm]:
+    return type("CompetitionAddFormFor", (CompetitionAddForm,), {"competition_format": format, "request": request})
 
-    The fields are the model's, not declared here, so the admin can drop the read-only ones once the
-    competition has started.
-    """
+
+class CompetitionChangeForm(forms.ModelForm[Competition]):
+    """The name at any time; the settings as their specs say (most only while entries are open, which the
+    form shows by disabling them), and the ruleset while entries are open (competition_update)."""
+
+    options = forms.JSONField(required=False, help_text=lazy(options_help, str)())
 
     class Meta:
         model = Competition
-        fields = ["name", *RULE_FIELDS, *KNOCKOUT_FIELDS]
+        fields = ["name"]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        if "seeded_from" in self.fields:
-            others = Competition.objects.filter(club_id=self.instance.club_id).exclude(pk=self.instance.pk)
-            model_choice_field(self, "seeded_from").queryset = others
-        if "games_per_match" in self.fields:
-            self.fields["games_per_match"].validators += [MinValueValidator(1), MaxValueValidator(1000)]
+        competition: Competition = self.instance
+        others = Competition.objects.filter(club_id=competition.club_id).exclude(pk=competition.pk)
+        self.fields.update(form_fields(self.spec, competitions=others))
+        for name, value in initial_values(self.spec, current_settings(competition, self.format)).items():
+            self.initial[name] = value
+        self.initial["options"] = competition.options
+        is_open = competition.status == Competition.Status.OPEN
+        for setting in self.spec:
+            if setting.changes is Changes.WHILE_OPEN and not is_open:
+                self.fields[setting.name].disabled = True
+                self.fields[setting.name].help_text = f"{setting.help} (fixed once entries close)"
+        if not is_open:
+            self.fields["options"].disabled = True
+
+    @property
+    def format(self) -> Format:
+        return format_of(self.instance)
+
+    @property
+    def spec(self) -> Spec:
+        return tuple(s for s in competition_spec(self.format) if s.changes is not Changes.AT_CREATION)
+
+    def changed_settings(self) -> dict[str, object]:
+        changed = set(self.changed_data)
+        return {name: value for name, value in setting_values(self.spec, self.cleaned_data).items() if name in changed}
 
     def clean(self) -> dict[str, Any]:
         super().clean()
@@ -147,6 +173,15 @@ class CompetitionChangeForm(forms.ModelForm[Competition]):
         competition: Competition = self.instance
         if "options" in self.changed_data and "options" not in self.errors:
             check_options(self, data, game=competition.game, players_per_match=competition.players_per_match)
+        if not self.errors and self.changed_settings():
+            _settings_checked(
+                self,
+                self.format,
+                self.changed_settings(),
+                club_id=competition.club_id,
+                game=competition.game,
+                current=competition,
+            )
         return data
 
 

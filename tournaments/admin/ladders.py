@@ -3,8 +3,6 @@ the API, tournaments/services/challenges.py) and the ladder parts of the competi
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.contrib import admin
 from django.db.models import Prefetch, QuerySet
 from django.http import HttpRequest
@@ -12,31 +10,10 @@ from django.utils.html import format_html, format_html_join
 
 from tournaments.admin.scope import CompetitionPartAdmin, ReadOnlyInline
 from tournaments.ladder_selectors import (
-    challenge_ladder,
-    challenge_lines,
     entrant_names,
     place_changes,
-    rating_ladder_progress,
 )
-from tournaments.models import Challenge, ChallengeSide, Competition
-from tournaments.pairing import CHALLENGE_LADDER, RATING_LADDER
-
-#: The most challenges the competition page lists; the Challenge list, filtered by competition, has them all.
-HISTORY_ON_PAGE = 100
-
-
-def ladder_page(competition: Competition) -> dict[str, Any]:
-    """The competition page's ladder parts: a challenge ladder's places and history, a rating ladder's progress."""
-    if competition.format == CHALLENGE_LADDER:
-        return {
-            "challenge_ladder": challenge_ladder(competition),
-            "challenge_history": challenge_lines(competition, limit=HISTORY_ON_PAGE),
-            "challenge_count": competition.challenges.count(),
-            "history_on_page": HISTORY_ON_PAGE,
-        }
-    if competition.format == RATING_LADDER:
-        return {"rating_ladder": rating_ladder_progress(competition)}
-    return {}
+from tournaments.models import Challenge, ChallengeSide
 
 
 class ChallengeSideInline(ReadOnlyInline[ChallengeSide, Challenge]):

@@ -16,7 +16,6 @@ from django.http import HttpRequest
 from engine.games import UnknownGame
 from engine.games.profile import Breakdown, Race, SetTable
 from tournaments.admin.figures import match_points_text
-from tournaments.admin.ladders import ladder_page
 from tournaments.competition_sheets import (
     head_to_head_lines,
     rating_chart,
@@ -24,6 +23,7 @@ from tournaments.competition_sheets import (
     standings_lines,
     standings_order_note,
 )
+from tournaments.formats.registry import format_of
 from tournaments.models import Competition, Match, MatchParticipant
 from tournaments.selectors import (
     GameBreakdown,
@@ -33,8 +33,6 @@ from tournaments.selectors import (
     competition_progress,
     match_breakdown,
 )
-from tournaments.services.separation import separation_page
-from tournaments.web.bracket_page import bracket_page
 
 #: What a page says of a competition whose game this server does not have.
 UNKNOWN_GAME_NOTE = "this server does not have that game (ENGINE_GAMES, docs/deploy.md)"
@@ -201,9 +199,7 @@ def competition_page(competition: Competition, *, may_run: bool) -> dict[str, An
         "breakdown": breakdown,
         "run_buttons": [(step, RUN_STEPS[step]) for step in available_steps(competition, progress)] if may_run else [],
         "can_add_entrants": competition.status == Competition.Status.OPEN and may_run,
-        **ladder_page(competition),
-        **separation_page(competition),
-        **bracket_page(competition),
+        "format_part": format_of(competition).page_part(competition, admin=True),
     }
 
 

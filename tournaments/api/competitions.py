@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from typing import Any
 
 from django.db.models import QuerySet
@@ -17,14 +18,18 @@ from rest_framework.response import Response
 from league.api.identity import viewing_player
 from league.selectors import club_role
 from tournaments.api.filters import CompetitionFilter
+from tournaments.api.format_serializers import (
+    DEFAULT_FORMAT,
+    CompetitionSerializer,
+    any_format,
+    create_serializer,
+    update_serializer,
+)
 from tournaments.api.permissions import IsOrganiserOrReadOnly
 from tournaments.api.serializers import (
     MAX_MATRIX_ENTRANTS,
     BracketSerializer,
-    CompetitionCreateSerializer,
-    CompetitionSerializer,
     CompetitionStartSerializer,
-    CompetitionUpdateSerializer,
     HeadToHeadQuerySerializer,
     HeadToHeadSerializer,
     PlayOutcomeSerializer,
@@ -32,18 +37,18 @@ from tournaments.api.serializers import (
     RatingHistorySerializer,
     SeparationSerializer,
 )
-from tournaments.knockout_selectors import bracket_view, is_knockout
+from tournaments.formats.knockout import knockout_bracket
+from tournaments.formats.registry import format_keys
+from tournaments.formats.separation import separation_of
 from tournaments.models import Competition
 from tournaments.selectors import competition_list, competition_progress, head_to_head, rating_history
 from tournaments.services.competitions import (
-    UNCHANGED,
     competition_cancel,
     competition_create,
     competition_start,
     competition_update,
 )
 from tournaments.services.play import competition_play_now
-from tournaments.services.separation import separation_report
 
 
 class CompetitionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet[Competition]):
@@ -61,32 +66,55 @@ class CompetitionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, views
         # Re-read through the selector so the response carries the list's annotations.
         return Response(CompetitionSerializer(competition_list().get(pk=competition.pk)).data, status=code)
 
-    @extend_schema(request=CompetitionCreateSerializer, responses={201: CompetitionSerializer})
+    @extend_schema(request=any_format("create"), responses={201: any_format("output")})
     def create(self, request: Request) -> Response:
-        data = CompetitionCreateSerializer(data=request.data)
+        """Create a competition of a format: the body's fields are those every competition has and the
+        format's own settings (each format's shape in the schema); a setting the format does not have is a
+        400 naming it."""
+        key = request.data.get("format", DEFAULT_FORMAT) if isinstance(request.data, Mapping) else DEFAULT_FORMAT
+        if not isinstance(key, str) or key not in format_keys():
+            raise ValidationError({"format": [f"choose one of {', '.join(format_keys())}"]})
+        data = create_serializer(key)(data=request.data)
         data.is_valid(raise_exception=True)
         fields = dict(data.validated_data)
+        club = fields.pop("club")
         player = viewing_player(request)
-        role = None if player is None else club_role(club=fields["club"], player=player)
+        role = None if player is None else club_role(club=club, player=player)
         if player is None or role is None:
             raise PermissionDenied("only members of the club may create its competitions")
-        if not fields["club"].lets_create_competitions(role):
+        if not club.lets_create_competitions(role):
             raise PermissionDenied("in this club only organisers create competitions (its competition_creators)")
-        competition = competition_create(created_by=player, **fields)
+        competition = competition_create(
+            club=club,
+            created_by=player,
+            name=fields.pop("name"),
+            game=fields.pop("game"),
+            format=fields.pop("format"),
+            options=fields.pop("options"),
+            seed=fields.pop("seed"),
+            settings=fields,
+        )
         return self._shown(competition, status.HTTP_201_CREATED)
 
-    @extend_schema(request=CompetitionUpdateSerializer, responses=CompetitionSerializer)
+    @extend_schema(request=any_format("update"), responses=any_format("output"))
     def partial_update(self, request: Request, pk: int) -> Response:
+        """Change a competition: its name and referees at any time, each setting as its format says (most
+        only while entries are open). A setting it does not have, or one that may not change now, is a 400
+        naming it and saying why: a change is never dropped in silence."""
         competition = self.get_object()
-        data = CompetitionUpdateSerializer(data=request.data, partial=True)
+        data = update_serializer(competition.format)(data=request.data, partial=True)
         data.is_valid(raise_exception=True)
-        changes: dict[str, Any] = dict(data.validated_data)
-        changes.setdefault("max_entrants", UNCHANGED)
-        for maybe_null in ("ladder_rounds", "seeded_from", "cut_to"):
-            changes.setdefault(maybe_null, UNCHANGED)
-        return self._shown(competition_update(competition=competition, **changes))
+        fields: dict[str, Any] = dict(data.validated_data)
+        changed = competition_update(
+            competition=competition,
+            name=fields.pop("name", None),
+            options=fields.pop("options", None),
+            referees=fields.pop("referees", None),
+            settings=fields,
+        )
+        return self._shown(changed)
 
-    @extend_schema(request=CompetitionStartSerializer, responses=CompetitionSerializer)
+    @extend_schema(request=CompetitionStartSerializer, responses=any_format("output"))
     @action(detail=True, methods=["post"])
     def start(self, request: Request, pk: int) -> Response:
         """Close entries and build every round; 400 with too few entrants.
@@ -98,7 +126,7 @@ class CompetitionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, views
         data.is_valid(raise_exception=True)
         return self._shown(competition_start(competition=competition, order=data.validated_data.get("order")))
 
-    @extend_schema(request=None, responses=CompetitionSerializer)
+    @extend_schema(request=None, responses=any_format("output"))
     @action(detail=True, methods=["post"])
     def cancel(self, request: Request, pk: int) -> Response:
         """Stop the competition: pending matches are cancelled, recorded results stay."""
@@ -158,7 +186,7 @@ class CompetitionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, views
     def separation(self, request: Request, pk: int) -> Response:
         """Play to separation: the first entrant's results against the second, the sequential test's
         log-likelihood ratio and bounds, and its decision (H0, H1, continue, or cap)."""
-        report = separation_report(self.get_object())
+        report = separation_of(self.get_object())
         if report is None:
             raise NotFound("this competition does not play to separation between two entrants")
         body = {
@@ -180,11 +208,10 @@ class CompetitionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, views
         """A knockout's bracket: seeds, each round's tables (best first once played, who went on), byes,
         wildcards, who dropped to the lower bracket or went out, and the places so far."""
         competition = self.get_object()
-        if not is_knockout(competition):
-            raise NotFound("this competition is not a knockout: it has no bracket")
-        if competition.started_at is None:
-            raise NotFound("the bracket is drawn when the knockout starts")
-        return Response(BracketSerializer(bracket_view(competition)).data)
+        drawn = knockout_bracket(competition)
+        if drawn is None:
+            raise NotFound("this competition has no bracket: it is not a knockout, or it has not started")
+        return Response(BracketSerializer(drawn).data)
 
     @extend_schema(responses=ProgressSerializer, filters=False)
     @action(detail=True, methods=["get"], pagination_class=None, filter_backends=[])

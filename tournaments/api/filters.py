@@ -11,6 +11,7 @@ from django.db.models import QuerySet
 
 from config.api_input import WholeNumberFilter
 from league.models import GAME_CHOICES
+from tournaments.formats.registry import format_choices
 from tournaments.models import Competition, Game, Match, MatchParticipant
 from tournaments.selectors import competitions_of_player, matches_of_player
 
@@ -18,7 +19,8 @@ from tournaments.selectors import competitions_of_player, matches_of_player
 class CompetitionFilter(filters.FilterSet):
     game = filters.ChoiceFilter(choices=GAME_CHOICES)
     status = filters.ChoiceFilter(choices=Competition.Status.choices)
-    kind = filters.ChoiceFilter(choices=Competition.Kind.choices)
+    # Named so, since DRF keeps ?format= for choosing the response's format (?format=json).
+    competition_format = filters.ChoiceFilter(field_name="format", choices=format_choices, label="Format")
     club = WholeNumberFilter(field_name="club_id", label="Club (id)")
     player = WholeNumberFilter(method="filter_player", label="Entered by this player, in person or by bot (id)")
     created = filters.DateFromToRangeFilter(field_name="created_at")
@@ -27,7 +29,7 @@ class CompetitionFilter(filters.FilterSet):
 
     class Meta:
         model = Competition
-        fields = ["game", "status", "kind", "club", "player", "created", "started", "finished"]
+        fields = ["game", "status", "competition_format", "club", "player", "created", "started", "finished"]
 
     def filter_player(self, queryset: QuerySet[Competition], name: str, value: int) -> QuerySet[Competition]:
         return queryset.filter(pk__in=competitions_of_player(value))

@@ -14,9 +14,8 @@ from rest_framework.response import Response
 
 from tournaments.api.scoping import CompetitionScoped, schema_only
 from tournaments.api.serializers import RoundSerializer, StandingRowSerializer
-from tournaments.knockout_selectors import is_knockout, knockout_read
+from tournaments.formats.registry import format_of
 from tournaments.models import Round, Standing
-from tournaments.pairing import is_ladder
 from tournaments.selectors import competition_rounds, competition_standings
 from tournaments.standings_cache import (
     cached_page,
@@ -38,11 +37,10 @@ class RoundViewSet(CompetitionScoped, mixins.ListModelMixin, viewsets.GenericVie
 
     def get_serializer_context(self) -> dict[str, Any]:
         context = dict(super().get_serializer_context())
-        if not schema_only(self) and is_knockout(self.competition):
-            # A knockout's byes are its bracket's: those knocked out are not sitting a round out.
-            bracket = knockout_read(self.competition).bracket
-            context["round_byes"] = {r.number: sorted(e for b in r.byes.values() for e in b) for r in bracket.rounds}
-        elif not schema_only(self) and not is_ladder(self.competition.format):
+        byes = None if schema_only(self) else format_of(self.competition).round_byes(self.competition)
+        if byes is not None and byes.by_round is not None:
+            context["round_byes"] = byes.by_round
+        elif byes is not None and byes.unseated:
             # Everyone entered: whoever a round does not seat had a bye. Read once for the page.
             context["bye_candidates"] = list(self.competition.entrants.order_by("id").values_list("id", flat=True))
         return context

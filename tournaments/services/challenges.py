@@ -22,8 +22,9 @@ from django.utils import timezone
 
 from league.errors import Conflict
 from league.models import Player
+from tournaments.formats.challenge_ladder import challenge_ladder_required
+from tournaments.formats.values import whole_setting
 from tournaments.models import Challenge, ChallengeSide, Competition, Entrant, Match
-from tournaments.pairing import CHALLENGE_LADDER
 from tournaments.services.challenge_decisions import close, decide_by_forfeit, ladder_order
 from tournaments.services.round_rows import rounds_create
 from tournaments.services.scheduling import matches_release
@@ -31,10 +32,7 @@ from tournaments.services.scheduling import matches_release
 
 def _locked_ladder(competition: Competition) -> Competition:
     locked = Competition.objects.select_for_update(no_key=True).get(pk=competition.pk)
-    if locked.format != CHALLENGE_LADDER:
-        raise ValidationError({"competition": f"challenges are for challenge ladders; this is a {locked.format}"})
-    if locked.status != Competition.Status.RUNNING:
-        raise Conflict(f"the ladder is {locked.status}: challenges are made while it is running")
+    challenge_ladder_required(locked)
     return locked
 
 
@@ -65,7 +63,7 @@ def challenge_issue(
             challenger=challenger,
             issued_by=issued_by,
             issued_at=now,
-            deadline=now + timedelta(days=locked.challenge_days),
+            deadline=now + timedelta(days=whole_setting(locked, "challenge_days") or 1),
         )
         place = {entrant: i for i, entrant in enumerate(order, start=1)}
         sides = [
@@ -131,11 +129,12 @@ def _defenders(
         raise ValidationError(
             {"defender": f"{defender.name} is below {challenger.name} (place {there + 1}, not above {here + 1})"}
         )
-    if here - there > competition.challenge_reach:
+    reach = whole_setting(competition, "challenge_reach") or 1
+    if here - there > reach:
         raise ValidationError(
             {
                 "defender": f"{defender.name} is {here - there} places above {challenger.name}: "
-                f"this ladder lets an entrant challenge up to {competition.challenge_reach} places above"
+                f"this ladder lets an entrant challenge up to {reach} places above"
             }
         )
     return [defender]

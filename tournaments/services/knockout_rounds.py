@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 from django.core.exceptions import ValidationError
 
+from tournaments.formats.values import text_setting, whole_setting
 from tournaments.knockout_selectors import knockout_read
 from tournaments.models import Competition, Entrant, Round
 from tournaments.selectors import competition_standings
@@ -42,9 +43,9 @@ def knockout_seeds(competition: Competition, entrants: list[int], order: Sequenc
         if sorted(order) != sorted(entrants) or len(set(order)) != len(order):
             raise ValidationError({"order": "list every entrant's id exactly once, best seed first"})
         seeds = list(order)
-    elif competition.seeding == Competition.Seeding.RATING:
+    elif text_setting(competition, "seeding") == Competition.Seeding.RATING:
         seeds = ladder_seeding(competition, entrants)
-    elif competition.seeding == Competition.Seeding.STANDINGS:
+    elif text_setting(competition, "seeding") == Competition.Seeding.STANDINGS:
         seeds = _by_standings(competition, entrants)
     else:
         seeds = list(entrants)
@@ -57,7 +58,8 @@ def knockout_seeds(competition: Competition, entrants: list[int], order: Sequenc
 def _by_standings(competition: Competition, entrants: list[int]) -> list[int]:
     """In the order of the standings of ``seeded_from`` (the same person, or any version of the same bot);
     entrants not in it follow in entry order."""
-    source = competition.seeded_from
+    source_id = whole_setting(competition, "seeded_from")
+    source = None if source_id is None else Competition.objects.filter(pk=source_id).first()
     if source is None:
         raise ValidationError({"seeded_from": "seeding by standings needs the competition to seed from"})
     rank_of = {row.standing.entrant_id: row.rank for row in competition_standings(source)}

@@ -24,7 +24,7 @@ from engine.match import GamePlayed, deal_number, decided_early, game_seed, seat
 from engine.record import Record
 from engine.referee import LiveGame
 from tournaments.errors import Conflict
-from tournaments.knockout_selectors import best_of
+from tournaments.formats.registry import format_of
 from tournaments.live_events import publish_change
 from tournaments.models import Competition, LiveTable, Match, MatchParticipant
 from tournaments.services.statements import instance_from_row, select_columns, sql_cursor
@@ -236,7 +236,7 @@ def match_games_over(context: LiveContext, last: LiveTable) -> bool:
     competition = context.competition
     if last.number + 1 >= competition.games_per_match:
         return True
-    if not best_of(competition):
+    if not format_of(competition).best_of(competition):
         return False
     finished = LiveTable.objects.filter(match=context.match, finished_at__isnull=False).order_by("number")
     played = [GamePlayed(t.number, tuple(t.seating), Record.from_dict(t.record)) for t in finished]

@@ -19,7 +19,7 @@ from engine.games import get_game, seats_for
 from engine.match import MatchResult, play_match
 from league.agents import BotReport, VersionBots
 from league.models import BotVersion
-from tournaments.knockout_selectors import best_of
+from tournaments.formats.registry import format_of
 from tournaments.models import BotRun, Competition, Entrant, Match, MatchParticipant
 from tournaments.services.results import match_record_result
 from tournaments.services.scheduling import matches_release
@@ -184,7 +184,7 @@ def match_simulate(
                 seed=match.seed,
                 options=options,
                 duplicate=competition.duplicate_deals,
-                best_of=best_of(competition),
+                best_of=format_of(competition).best_of(competition),
             )
         finally:
             if reports is not None:

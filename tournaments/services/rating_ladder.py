@@ -25,8 +25,9 @@ from django.db.models import Max
 from django.utils import timezone
 
 from engine.rng import derive_seed
+from tournaments.formats.rating_ladder import running_rating_ladders
+from tournaments.formats.values import whole_setting
 from tournaments.models import Competition, Entrant, MatchParticipant, Standing
-from tournaments.pairing import RATING_LADDER
 from tournaments.rating_pairing import LadderEntrant, pair_round
 from tournaments.services.round_rows import round_over, rounds_create
 from tournaments.services.scheduling import matches_release
@@ -34,7 +35,7 @@ from tournaments.services.scheduling import matches_release
 
 def rating_ladders_tick() -> int:
     """Give every running rating ladder whose last round is over its next round; the matches scheduled."""
-    ladders = Competition.objects.filter(format=RATING_LADDER, status=Competition.Status.RUNNING)
+    ladders = running_rating_ladders()
     # One transaction per ladder, so that one ladder's lock is never held while another is paired.
     return sum(rating_ladder_tick(competition_id=pk) for pk in ladders.order_by("id").values_list("id", flat=True))
 
@@ -43,17 +44,14 @@ def rating_ladder_tick(*, competition_id: int) -> int:
     """The next round of one rating ladder if its last round is over (or its end); the matches scheduled."""
     with transaction.atomic():
         # The lock every change of the competition takes: a join, a withdrawal or a cancellation waits.
-        competition = (
-            Competition.objects.select_for_update(no_key=True)
-            .filter(pk=competition_id, format=RATING_LADDER, status=Competition.Status.RUNNING)
-            .first()
-        )
+        competition = running_rating_ladders().select_for_update(no_key=True).filter(pk=competition_id).first()
         if competition is None:
             return 0
         last = competition.rounds.aggregate(last=Max("number"))["last"] or 0
         if not round_over(competition, last):
             return 0
-        if competition.ladder_rounds is not None and last >= competition.ladder_rounds:
+        rounds = whole_setting(competition, "ladder_rounds")
+        if rounds is not None and last >= rounds:
             competition.status = Competition.Status.FINISHED
             competition.finished_at = timezone.now()
             competition.save(update_fields=["status", "finished_at"])

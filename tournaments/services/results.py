@@ -16,6 +16,7 @@ from engine.games.profile import LeagueProfile, Row
 from engine.match import GamePlayed, MatchResult
 from league.ratings import Skill, rate
 from league.standings import FIGURE_COLUMNS
+from tournaments.formats.registry import get_format
 from tournaments.models import (
     Competition,
     Match,
@@ -25,11 +26,8 @@ from tournaments.models import (
     Standing,
     units_per_point,
 )
-from tournaments.pairing import CHALLENGE_LADDER, is_ladder, pairs_round_by_round
-from tournaments.services.challenge_decisions import challenge_settle_played
 from tournaments.services.game_rows import GameEncoder, insert_games
 from tournaments.services.scheduling import next_round_release_if_done
-from tournaments.services.stages import stage_cut
 from tournaments.services.statements import SqlCursor, pipelined, sql_cursor
 from tournaments.standings_cache import publish_results_version
 
@@ -50,8 +48,6 @@ class _Competition(NamedTuple):
     game: str
     format: str
     players_per_match: int
-    #: A stage that cuts to a knockout when it finishes (services/stages.py).
-    cut_to: int | None
 
 
 class _Locked(NamedTuple):
@@ -138,22 +134,22 @@ def _record(match: Match, result: MatchResult) -> Match:
             # Answered by now: the ratings' read waited for everything sent before it.
             if claim.fetchone() is None:
                 raise _NotRecordable
-        if competition.format == CHALLENGE_LADDER:
-            # Under the competition's lock, as every change of the ladder's places is.
-            ranks = {seat.entrant_id: rank for seat, rank in zip(seats, result.ranks, strict=True)}
-            challenge_settle_played(match_id=match.pk, ranks=ranks)
+        format = get_format(competition.format)
+        # Under the competition's lock, as every change the format makes is (a challenge ladder's places).
+        format.match_recorded(
+            competition.id, match.pk, {seat.entrant_id: rank for seat, rank in zip(seats, result.ranks, strict=True)}
+        )
         # A round-by-round format's next round (a Swiss pairs it now): while it has one, it is not complete.
         # A match a worker was still playing when its competition was cancelled records, and pairs nothing.
-        pairs_next = pairs_round_by_round(competition.format) and locked.status == Competition.Status.RUNNING
+        pairs_next = format.pairs_round_by_round and locked.status == Competition.Status.RUNNING
         released = next_round_release_if_done(round_=match.round) if pairs_next else 0
         # A ladder runs until it is cancelled (or a rating ladder reaches its last round, which its tick decides).
-        finished = complete and not released and not is_ladder(competition.format)
+        finished = complete and not released and format.ends_by_itself
         if finished and locked.status == Competition.Status.RUNNING:
             Competition.objects.filter(pk=competition.id).update(
                 status=Competition.Status.FINISHED, finished_at=timezone.now()
             )
-            if competition.cut_to is not None:
-                stage_cut(competition.id)
+            format.finished(competition.id)
         transaction.on_commit(lambda: publish_results_version(competition.id, version))
     match.status, match.error, match.finished_at = Match.Status.DONE, "", finished_at
     return match
@@ -176,7 +172,7 @@ def _lock_clause() -> str:
 def _competition_and_seats(cursor: SqlCursor, match_id: int) -> tuple[_Competition, list[_Seat]]:
     """The competition's fixed fields and the match's seats in order; neither changes once the match exists."""
     cursor.execute(
-        f"SELECT c.id, c.game, c.format, c.players_per_match, c.cut_to, p.id, p.entrant_id "
+        f"SELECT c.id, c.game, c.format, c.players_per_match, p.id, p.entrant_id "
         f"FROM {Match._meta.db_table} m "
         f"JOIN {Competition._meta.db_table} c ON c.id = m.competition_id "
         f"LEFT JOIN {MatchParticipant._meta.db_table} p ON p.match_id = m.id WHERE m.id = %s ORDER BY p.seat",
@@ -185,7 +181,7 @@ def _competition_and_seats(cursor: SqlCursor, match_id: int) -> tuple[_Competiti
     rows = cursor.fetchall()
     if not rows:
         raise Match.DoesNotExist(f"match {match_id} does not exist")
-    competition = _Competition(*rows[0][:5])
+    competition = _Competition(*rows[0][:4])
     return competition, [_Seat(participant, entrant) for *_, participant, entrant in rows if participant is not None]
 
 

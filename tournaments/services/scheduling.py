@@ -20,13 +20,10 @@ from django.db.models import Q
 from django.utils import timezone
 
 from config.background import enqueue_on_commit, queue_lost_some
+from tournaments.formats.registry import format_of
 from tournaments.models import Competition, Match, Round
-from tournaments.pairing import DOUBLE_ELIMINATION, SEPARATION, SINGLE_ELIMINATION, SWISS
-from tournaments.services.knockout_rounds import knockout_next_round
 from tournaments.services.live_start import live_matches_start
 from tournaments.services.live_tables import matches_with_people
-from tournaments.services.separation import separation_next_round
-from tournaments.services.swiss_rounds import swiss_next_round
 
 log = logging.getLogger(__name__)
 
@@ -63,29 +60,19 @@ def round_release(*, round_: Round) -> int:
 def next_round_release_if_done(*, round_: Round) -> int:
     """When no match of ``round_`` is pending or running any more, queue the next round; the matches queued.
 
-    A round made at the start (a round robin's) is queued as it is. A Swiss pairs its next round now,
-    from the standings the round left (services/swiss_rounds.py), a knockout from its bracket
-    (services/knockout_rounds.py); play to separation makes one while
-    its sequential test has not decided (services/separation.py). Both wait for every match of the
-    round to be done or cancelled. A match in error does not hold a scheduled round up: the error
-    stays visible for an organiser to retry (ratings wait for it, see results.py).
+    A round made at the start (a round robin's) is queued as it is. Otherwise the format makes the next
+    round now if it goes on (``Format.next_round``): a Swiss from the standings the round left, a knockout
+    from its bracket, play to separation while its sequential test has not decided. They wait for every
+    match of the round to be done or cancelled. A match in error does not hold a scheduled round up: the
+    error stays visible for an organiser to retry (ratings wait for it, see results.py).
     """
     if round_.matches.filter(status__in=[Match.Status.PENDING, Match.Status.RUNNING]).exists():
         return 0
     following = Round.objects.filter(competition_id=round_.competition_id, number=round_.number + 1).first()
     if following is not None:
         return round_release(round_=following)
-    # Formats whose next round depends on the last one's results make it now.
     competition = Competition.objects.get(pk=round_.competition_id)
-    make_next = {
-        SWISS: swiss_next_round,
-        SEPARATION: separation_next_round,
-        SINGLE_ELIMINATION: knockout_next_round,
-        DOUBLE_ELIMINATION: knockout_next_round,
-    }.get(competition.format)
-    if make_next is None:
-        return 0
-    return matches_release(match_ids=make_next(competition, round_.number + 1))
+    return matches_release(match_ids=format_of(competition).next_round(competition, round_.number + 1))
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from django.core.exceptions import ValidationError
 from django.db.models import Count, Q
 
+from tournaments.formats.values import number_setting, whole_setting
 from tournaments.models import Competition, Entrant, Game, Match
 from tournaments.services.round_rows import round_over, rounds_create
 from tournaments.sprt import SprtSettings, SprtState, SprtVerdict, sprt
@@ -30,11 +31,11 @@ def separation_settings(*, elo0: float, elo1: float, alpha: float, beta: float, 
 
 def competition_settings(competition: Competition) -> SprtSettings:
     return separation_settings(
-        elo0=competition.sprt_elo0,
-        elo1=competition.sprt_elo1,
-        alpha=competition.sprt_alpha,
-        beta=competition.sprt_beta,
-        max_games=competition.sprt_max_games,
+        elo0=number_setting(competition, "sprt_elo0"),
+        elo1=number_setting(competition, "sprt_elo1"),
+        alpha=number_setting(competition, "sprt_alpha"),
+        beta=number_setting(competition, "sprt_beta"),
+        max_games=whole_setting(competition, "sprt_max_games") or 1,
     )
 
 
@@ -61,12 +62,10 @@ class Separation:
 
 
 def separation_report(competition: Competition) -> Separation | None:
-    """Where the test stands; None for another format, or before there are two entrants. Three queries.
+    """Where the test stands; None before there are two entrants. Three queries.
 
     The first entrant (by entry) is the one counted; a game without one winner is a draw.
     """
-    if competition.format != Competition.Format.SEPARATION:
-        return None
     entrants = list(competition.entrants.order_by("id")[:2])
     if len(entrants) != 2:
         return None
@@ -93,9 +92,3 @@ def separation_next_round(competition: Competition, number: int) -> list[int]:
     # Seats swap every round (and rotate within each match), so neither plays every deal from one side.
     first, second = report.first.pk, report.second.pk
     return rounds_create(competition, number, [[(first, second) if number % 2 else (second, first)]])
-
-
-def separation_page(competition: Competition) -> dict[str, object]:
-    """The test as it stands, for the admin and public competition pages; nothing for other formats."""
-    report = separation_report(competition)
-    return {} if report is None else {"separation": report}

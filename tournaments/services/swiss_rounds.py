@@ -20,6 +20,7 @@ from fractions import Fraction
 from django.db.models import F
 
 from engine.rng import derive_seed
+from tournaments.formats.values import text_setting, whole_setting
 from tournaments.models import Competition, Match, MatchParticipant, Round, Standing, units_per_point
 from tournaments.services.challenge_decisions import table_changed
 from tournaments.services.round_rows import round_over, rounds_create
@@ -33,13 +34,14 @@ def bye_units(competition: Competition) -> int:
         Competition.ByePoints.WIN: per_point,
         Competition.ByePoints.DRAW: per_point // 2,
         Competition.ByePoints.NONE: 0,
-    }[Competition.ByePoints(competition.bye_points)]
+    }[Competition.ByePoints(text_setting(competition, "bye_points"))]
 
 
 def swiss_next_round(competition: Competition, number: int) -> list[int]:
     """Pair and write round ``number`` if the round before it is over and the Swiss has rounds left;
     the new match ids (none otherwise)."""
-    if competition.round_count is not None and number > competition.round_count:
+    rounds = whole_setting(competition, "round_count")
+    if rounds is not None and number > rounds:
         return []
     if Round.objects.filter(competition=competition, number=number).exists():
         return []  # paired already (a second recording of the round's last match)

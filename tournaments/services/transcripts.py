@@ -43,7 +43,7 @@ from engine.record import Record
 from engine.verify import ReplayError, replay, verify
 from league.models import Player
 from tournaments.errors import Conflict
-from tournaments.knockout_selectors import best_of
+from tournaments.formats.registry import format_of
 from tournaments.models import (
     Competition,
     Match,
@@ -451,7 +451,7 @@ def _record_if_complete(match: Match) -> None:
     games = competition.games_per_match
     # Games 0, 1, ... with an accepted transcript, up to the first without one.
     in_order = list(takewhile(accepted.__contains__, range(games)))
-    early = best_of(competition)
+    early = format_of(competition).best_of(competition)
     if len(in_order) < games and not early:
         return
     people = MatchParticipant.objects.filter(match=match).count()

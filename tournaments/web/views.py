@@ -18,11 +18,8 @@ from tournaments.competition_sheets import (
     standings_lines,
     standings_order_note,
 )
-from tournaments.ladder_selectors import challenge_ladder, challenge_lines, rating_ladder_progress
+from tournaments.formats.registry import format_of
 from tournaments.models import Competition, Match
-from tournaments.pairing import CHALLENGE_LADDER, RATING_LADDER
-from tournaments.services.separation import separation_page
-from tournaments.web.bracket_page import bracket_page
 
 
 class SignInView(ThrottledLoginView):
@@ -57,20 +54,14 @@ def match_table(request: HttpRequest, match_id: int) -> HttpResponse:
     )
 
 
-#: The challenges a public ladder page lists, newest first; the API pages through them all.
-CHALLENGES_ON_PUBLIC_PAGE = 20
-
-
 # Open to everyone, as the API's standings are: what a club pins on its noticeboard.
 def competition_sheet(request: HttpRequest, competition_id: int) -> HttpResponse:
     competition = get_object_or_404(Competition.objects.select_related("club"), pk=competition_id)
     context: dict[str, object] = {
         "competition": competition,
         "missing_game": "",
-        **ladder_sheet(competition),
-        **separation_page(competition),
-        # Like the ladder's part, the bracket needs no game: it shows even where the game is missing.
-        **bracket_page(competition),
+        # The format's part needs no game: it shows even where the game is missing.
+        "format_part": format_of(competition).page_part(competition, admin=False),
     }
     try:
         labels, lines = standings_lines(competition)
@@ -85,16 +76,3 @@ def competition_sheet(request: HttpRequest, competition_id: int) -> HttpResponse
     except UnknownGame as exc:
         context["missing_game"] = str(exc)
     return render(request, "play/competition.html", context)
-
-
-def ladder_sheet(competition: Competition) -> dict[str, object]:
-    """A ladder's own part of its public page; it needs no game, so it shows even where the game is missing."""
-    if competition.format == CHALLENGE_LADDER:
-        return {
-            "challenge_ladder": challenge_ladder(competition),
-            "challenge_history": challenge_lines(competition, limit=CHALLENGES_ON_PUBLIC_PAGE),
-            "challenges_on_page": CHALLENGES_ON_PUBLIC_PAGE,
-        }
-    if competition.format == RATING_LADDER:
-        return {"rating_ladder": rating_ladder_progress(competition)}
-    return {}

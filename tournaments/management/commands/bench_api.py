@@ -80,7 +80,7 @@ class Command(BaseCommand):
             created_by=organiser,
             name=BENCH_NAME,
             game=SERVICE_GAME,
-            games_per_match=math.ceil(games / matches),
+            settings={"games_per_match": math.ceil(games / matches)},
             seed=20261122,
         )
         for number in range(entrants):

@@ -72,9 +72,8 @@ class Command(BaseCommand):
             created_by=organiser,
             name=f"bench-ladder {uuid.uuid4().hex[:6]}",
             game=game,
-            format=Competition.Format.RATING_LADDER,
-            games_per_match=games_per_match,
-            ladder_rounds=rounds,
+            format="rating_ladder",
+            settings={"games_per_match": games_per_match, "ladder_rounds": rounds},
             seed=20261124,
         )
         strategies = bot_names(game)

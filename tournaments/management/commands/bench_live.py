@@ -168,9 +168,8 @@ class Command(BaseCommand):
                 name=f"bench-live {run} {number}",
                 game=game,
                 options=options,
-                players_per_match=3,
                 # Enough games that no match ends within a run: every table plays for the whole window.
-                games_per_match=20,
+                settings={"players_per_match": 3, "games_per_match": 20},
                 seed=seed + number,
             )
             # Nobody here runs out of time: the clocks are the beat's business, not this benchmark's.

@@ -103,7 +103,7 @@ class Command(BaseCommand):
             created_by=organiser,
             name=f"bench-service {uuid.uuid4().hex[:6]}",
             game=SERVICE_GAME,
-            games_per_match=games_per_match,
+            settings={"games_per_match": games_per_match},
             seed=20261122,
         )
         for number in range(entrants):
