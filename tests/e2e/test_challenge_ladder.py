@@ -101,7 +101,6 @@ def test_a_newcomer_signs_up_joins_enters_the_ladder_challenges_plays_and_moves_
                 "name": "Club ladder",
                 "game": "1923",
                 "options": {"mode": "set"},
-                
                 "format": "challenge_ladder",
                 "move_seconds": 5,
                 "game_seconds": 60,

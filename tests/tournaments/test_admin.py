@@ -328,7 +328,6 @@ def create_data(club: Club, organiser: Player, **overrides: Any) -> dict[str, An
     data = {
         "club": club.pk,
         "name": "Spring league",
-        
         "game": "war",
         "format": "round_robin",
         "players_per_match": 2,

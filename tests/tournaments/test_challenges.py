@@ -50,7 +50,6 @@ class Ladder:
             "name": "Club ladder",
             "game": game,
             "format": "challenge_ladder",
-            
             "players_per_match": players_per_match,
             **settings,
         }

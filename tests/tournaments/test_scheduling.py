@@ -10,8 +10,8 @@ import pytest
 from django.utils import timezone
 
 from tests.factories import CompetitionFactory, EntrantFactory
-from tournaments.models import Competition, Match
 from tournaments.formats.registry import get_format
+from tournaments.models import Competition, Match
 from tournaments.services import scheduling
 from tournaments.services.competitions import competition_start
 from tournaments.services.play import match_play, match_resume
