@@ -95,7 +95,7 @@ def started_competition(name: str, versions: list[BotVersion], *, games_per_matc
         created_by=owner,
         name=name,
         game=versions[0].bot.game,
-        games_per_match=games_per_match,
+        settings={"games_per_match": games_per_match},
         seed=seed,
     )
     for version in versions:

@@ -31,9 +31,9 @@ def ladder(versions: list[Any]) -> Competition:
     competition = CompetitionFactory(
         game="banter",
         options=full_options("banter", 2),
-        format=Competition.Format.RATING_LADDER,
+        format="rating_ladder",
         games_per_match=60,
-        ladder_rounds=ROUNDS,
+        settings={"ladder_rounds": ROUNDS},
         seed=20261124,
     )
     for version in versions:

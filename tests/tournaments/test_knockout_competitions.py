@@ -17,6 +17,7 @@ from tests.factories import BotFactory, BotVersionFactory, ClubFactory, Membersh
 from tests.league.test_api_support import client_for
 from tests.tournaments.test_swiss_competitions import play_seats, swiss, tables_by_round
 from tests.tournaments.transcript_support import table_record, transcript_match
+from tournaments.formats.values import setting
 from tournaments.knockout import Played, Settings, bracket
 from tournaments.models import Competition, Entrant, Game, Match, Round
 from tournaments.services.play import match_claim, match_simulate
@@ -50,9 +51,9 @@ def replayed(competition: Competition) -> Any:
         played.append(tables)
     settings = Settings(
         competition.players_per_match,
-        competition.advance_count,
+        setting(competition, "advance_count"),
         competition.format == "double_elimination",
-        competition.third_place,
+        setting(competition, "third_place"),
     )
     return bracket(seeds, settings, played)
 
@@ -260,7 +261,9 @@ def test_a_swiss_stage_cuts_to_its_best_four_for_a_knockout(django_capture_on_co
     stage.refresh_from_db()
     assert stage.status == Competition.Status.FINISHED and stage.next_stage is not None
     cut = stage.next_stage
-    assert cut.format == "single_elimination" and cut.seeded_from == stage and cut.third_place
+    assert (
+        cut.format == "single_elimination" and setting(cut, "seeded_from") == stage.pk and setting(cut, "third_place")
+    )
     assert organiser.get(f"/api/tournaments/{stage.pk}/").json()["next_stage"] == cut.pk
     stage_rows = organiser.get(f"/api/tournaments/{stage.pk}/standings/").json()["results"]
     best_bots = [Entrant.objects.get(pk=row["entrant"]["id"]).bot_version_id for row in stage_rows[:4]]
@@ -345,7 +348,7 @@ def test_knockout_settings_change_while_entries_are_open_and_are_checked_again(
     assert refused.status_code == 400 and "advance_count" in refused.json()
     itself = organiser.patch(url, {"seeding": "standings", "seeded_from": competition.pk}, format="json")
     assert itself.status_code == 400 and "its own standings" in itself.json()["seeded_from"][0]
-    assert Competition.objects.get(pk=competition.pk).advance_count == 1  # nothing half-saved
+    assert setting(Competition.objects.get(pk=competition.pk), "advance_count") == 1  # nothing half-saved
     assert start(competition, organiser, django_capture_on_commit_callbacks).status_code == 200
     late = organiser.patch(url, {"third_place": False}, format="json")
     assert late.status_code == 400 and "only while entries are open" in late.json()["third_place"][0]

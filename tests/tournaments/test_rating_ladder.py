@@ -12,6 +12,7 @@ from django.utils import timezone
 from league.services import bot_retire
 from tests.factories import BotVersionFactory, CompetitionFactory, EntrantFactory, MembershipFactory
 from tests.league.test_api_support import client_for, make_cast, organised_competition, results
+from tournaments.formats.values import setting
 from tournaments.models import Competition, Entrant, Match, MatchParticipant, Round, Standing
 from tournaments.services.competitions import competition_start, entrant_join
 from tournaments.services.play import competition_play_pending
@@ -27,8 +28,10 @@ def _ladder_settings(settings: Any) -> None:
     settings.RATING_LADDER_EXPLORATION_PERCENT = 0
 
 
-def ladder(entrants: int = 6, **fields: Any) -> Competition:
-    competition = CompetitionFactory(format=Competition.Format.RATING_LADDER, games_per_match=3, **fields)
+def ladder(entrants: int = 6, *, ladder_rounds: int | None = None, **fields: Any) -> Competition:
+    competition = CompetitionFactory(
+        format="rating_ladder", games_per_match=3, settings={"ladder_rounds": ladder_rounds}, **fields
+    )
     EntrantFactory.create_batch(entrants, competition=competition)
     return competition_start(competition=competition)
 
@@ -197,7 +200,7 @@ def test_a_round_of_a_multiplayer_game_seats_tables_of_its_size(sent: list[int])
 
 def test_a_person_entering_a_rating_ladder_is_a_400() -> None:
     cast = make_cast()
-    competition = organised_competition(cast.club, cast.organiser, format=Competition.Format.RATING_LADDER)
+    competition = organised_competition(cast.club, cast.organiser, format="rating_ladder")
     MembershipFactory(club=cast.club, player=cast.stranger)
     response = cast.client("stranger").post(
         f"/api/tournaments/{competition.pk}/entrants/", {"player": cast.stranger.pk}, format="json"
@@ -215,7 +218,7 @@ def test_an_organiser_creates_a_rating_ladder_with_ladder_rounds_through_the_api
     assert response.status_code == 201, response.json()
     body = response.json()
     assert (body["format"], body["ladder_rounds"]) == ("rating_ladder", 12)
-    assert Competition.objects.get(pk=body["id"]).ladder_rounds == 12
+    assert setting(Competition.objects.get(pk=body["id"]), "ladder_rounds") == 12
     refused = client.post("/api/tournaments/", {**payload, "format": "round_robin"}, format="json")
     assert refused.status_code == 400 and "ladder_rounds" in refused.json()
 

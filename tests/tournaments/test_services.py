@@ -54,7 +54,7 @@ def test_create_validates_options_through_the_engine_and_names_the_bad_field() -
         competition_create(club=club, created_by=player, name="x", game="chess")
     assert "unknown game" in info.value.message_dict["game"][0]
     with pytest.raises(ValidationError) as info:
-        competition_create(club=club, created_by=player, name="x", game="banter", players_per_match=3)
+        competition_create(club=club, created_by=player, name="x", game="banter", settings={"players_per_match": 3})
     assert "players_per_match" in info.value.message_dict
     competition = competition_create(club=club, created_by=player, name="ok", game="war")
     assert competition.options == {"max_rounds": 10000}

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from league.standings import Tiebreak
 from tournaments.formats.spec import Spec, Value
@@ -35,9 +35,8 @@ class Draft:
     people_entered: bool = False
 
     def _whole(self, name: str) -> int:
-        value = self.common[name]
-        assert isinstance(value, int)  # read through the spec, which only takes whole numbers here
-        return value
+        # Read through the spec, which takes only whole numbers for these.
+        return cast(int, self.common[name])
 
     @property
     def players_per_match(self) -> int:
