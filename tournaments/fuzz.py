@@ -55,6 +55,7 @@ from league.models import Bot, BotVersion, Club, Membership, PersonalInvitation,
 from league.personal_invitations import club_invite
 from league.services import club_create
 from tournaments.demo import CLUB_SLUG, DEMO_USERNAME, MEMBERS, TRANSCRIPT_GAME, build_demo, transcript_deal
+from tournaments.formats.challenge_ladder import challenge_ladders
 from tournaments.models import Challenge, Competition, Entrant, Game, Match, Transcript
 from tournaments.selectors import games_broken_down
 from tournaments.services.competitions import competition_create, competition_start, entrant_join
@@ -181,7 +182,7 @@ def known_ids() -> dict[str, list[int]]:
         "transcript_matches": ids(matches.filter(competition__people_play=Competition.PeoplePlay.TRANSCRIPT)),
         "transcript_numbers": ids(Transcript.objects.all(), "number"),
         "games": ids(Game.objects.all()),
-        "challenge_ladders": ids(Competition.objects.filter(format="challenge_ladder")),
+        "challenge_ladders": ids(challenge_ladders()),
         "challenge_numbers": ids(Challenge.objects.all(), "number"),
         "personal_invitations": ids(PersonalInvitation.objects.all()),
     }

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.db.models import F
+from django.db.models import F, QuerySet
 from django.template.loader import render_to_string
 
 from league.errors import Conflict
@@ -94,6 +94,11 @@ class ChallengeLadder(Ladder):
                 "history_on_page": limit,
             },
         )
+
+
+def challenge_ladders() -> QuerySet[Competition]:
+    """The competitions challenges are made in (the fuzzer's ids of them, tournaments/fuzz.py)."""
+    return Competition.objects.filter(format=KEY)
 
 
 def challenge_ladder_required(competition: Competition) -> None:

@@ -6,6 +6,8 @@ its own. Nothing else keeps a list of formats: the API's choices, the admin's an
 
 from __future__ import annotations
 
+import re
+
 from django.core.exceptions import ValidationError
 
 from tournaments.formats.base import Format
@@ -18,8 +20,22 @@ class UnknownFormat(LookupError):
     """A competition's format this server does not have (a format module removed, say)."""
 
 
+#: What a format must have (the ``Format`` protocol's members): checked when one registers, since a format kept
+#: outside this package (COMPETITION_FORMATS, tournaments/formats/outside.py) is not held to the protocol by mypy.
+_MEMBERS = sorted({*Format.__annotations__, *(name for name in vars(Format) if not name.startswith("_"))})
+#: A key is stored in ``Competition.format`` (24 characters) and read in URLs and the API's choices.
+_KEY = re.compile(r"[a-z][a-z0-9_]{0,23}")
+
+
 def register(format: Format) -> Format:
-    """Add a format; its key must be new."""
+    """Add a format; its key must be new, and it must have every member of the protocol."""
+    missing = [name for name in _MEMBERS if not hasattr(format, name)]
+    if missing:
+        raise ValueError(f"{format!r} is not a competition format: it lacks {', '.join(missing)}")
+    if not isinstance(format.key, str) or not _KEY.fullmatch(format.key):
+        raise ValueError(
+            f"a format's key is 1 to 24 lower-case letters, digits or _, starting with a letter: {format.key!r}"
+        )
     if format.key in _FORMATS:
         raise ValueError(f"a format {format.key!r} is registered already")
     _FORMATS[format.key] = format
