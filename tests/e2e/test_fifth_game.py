@@ -170,7 +170,7 @@ def test_a_game_registered_only_in_the_engine_plays_a_competition_end_to_end(wor
     assert {name: int(line[7]) for name, line in by_name.items()} == {n: tricks[e] for n, e in names.items()}
     match_page = browser.get(f"/admin/tournaments/match/{matches[0].pk}/change/")
     assert match_page.status_code == 200 and "Rank played" in match_page.content.decode()
-    for add_page in ("/admin/tournaments/competition/add/", "/admin/league/bot/add/"):
+    for add_page in ("/admin/tournaments/competition/add/?format=round_robin", "/admin/league/bot/add/"):
         assert option in browser.get(add_page).content.decode(), add_page
 
 
