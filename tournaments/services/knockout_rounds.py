@@ -17,19 +17,15 @@ from django.core.exceptions import ValidationError
 
 from tournaments.formats.values import text_setting, whole_setting
 from tournaments.knockout_selectors import knockout_read
-from tournaments.models import Competition, Entrant, Round
+from tournaments.models import Competition, Entrant
 from tournaments.selectors import competition_standings
 from tournaments.services.ladder_seeding import ladder_seeding
-from tournaments.services.round_rows import round_over, rounds_create
+from tournaments.services.round_rows import rounds_create
 
 
 def knockout_next_round(competition: Competition, number: int) -> list[int]:
-    """Write round ``number`` of the bracket if the round before is over and the bracket is not; the new
-    match ids (none otherwise)."""
-    if Round.objects.filter(competition=competition, number=number).exists():
-        return []  # paired already (a second recording of the round's last match)
-    if not round_over(competition, number - 1):
-        return []
+    """Write round ``number`` of the bracket (the round before is over) unless the bracket is; the new match
+    ids (none otherwise)."""
     upcoming = knockout_read(competition).bracket.next_round
     if upcoming is None or upcoming.number != number:
         return []  # finished, or stopped at a round cancelled with the competition

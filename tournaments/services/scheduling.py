@@ -24,6 +24,7 @@ from tournaments.formats.registry import format_of
 from tournaments.models import Competition, Match, Round
 from tournaments.services.live_start import live_matches_start
 from tournaments.services.live_tables import matches_with_people
+from tournaments.services.round_rows import round_over
 
 log = logging.getLogger(__name__)
 
@@ -72,6 +73,8 @@ def next_round_release_if_done(*, round_: Round) -> int:
     if following is not None:
         return round_release(round_=following)
     competition = Competition.objects.get(pk=round_.competition_id)
+    if not round_over(competition, round_.number):
+        return 0  # a match in error holds the next round until an organiser retries it
     return matches_release(match_ids=format_of(competition).next_round(competition, round_.number + 1))
 
 

@@ -16,7 +16,7 @@ from django.db.models import Count, Q
 
 from tournaments.formats.values import number_setting, whole_setting
 from tournaments.models import Competition, Entrant, Game, Match
-from tournaments.services.round_rows import round_over, rounds_create
+from tournaments.services.round_rows import rounds_create
 from tournaments.sprt import SprtSettings, SprtState, SprtVerdict, sprt
 
 
@@ -81,11 +81,7 @@ def separation_report(competition: Competition) -> Separation | None:
 
 
 def separation_next_round(competition: Competition, number: int) -> list[int]:
-    """Round ``number`` if the round before is over and the test has not decided; the new match ids."""
-    if not round_over(competition, number - 1):
-        return []
-    if competition.rounds.filter(number=number).exists():
-        return []  # made already (a second recording of the round's match)
+    """Round ``number`` (the round before is over) if the test has not decided; the new match ids."""
     report = separation_report(competition)
     if report is None or report.verdict.decision != "continue":
         return []

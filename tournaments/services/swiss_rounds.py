@@ -23,7 +23,7 @@ from engine.rng import derive_seed
 from tournaments.formats.values import text_setting, whole_setting
 from tournaments.models import Competition, Match, MatchParticipant, Round, Standing, units_per_point
 from tournaments.services.challenge_decisions import table_changed
-from tournaments.services.round_rows import round_over, rounds_create
+from tournaments.services.round_rows import rounds_create
 from tournaments.swiss import SwissEntrant, pair_swiss, seat_balance_change
 
 
@@ -38,14 +38,10 @@ def bye_units(competition: Competition) -> int:
 
 
 def swiss_next_round(competition: Competition, number: int) -> list[int]:
-    """Pair and write round ``number`` if the round before it is over and the Swiss has rounds left;
-    the new match ids (none otherwise)."""
+    """Pair and write round ``number`` (the round before it is over) if the Swiss has rounds left; the new
+    match ids (none otherwise)."""
     rounds = whole_setting(competition, "round_count")
     if rounds is not None and number > rounds:
-        return []
-    if Round.objects.filter(competition=competition, number=number).exists():
-        return []  # paired already (a second recording of the round's last match)
-    if not round_over(competition, number - 1):
         return []
     entrants = swiss_state(competition)
     paired = pair_swiss(
