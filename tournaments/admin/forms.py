@@ -20,7 +20,7 @@ from tournaments.formats.base import Format
 from tournaments.formats.common import competition_spec
 from tournaments.formats.form_fields import form_fields, initial_values, setting_values
 from tournaments.formats.registry import format_of
-from tournaments.formats.spec import Changes, Spec
+from tournaments.formats.spec import Changes, Setting, Spec
 from tournaments.models import Competition
 from tournaments.services.competition_settings import current_settings, settings_checked
 from tournaments.services.competitions import validate_ruleset
@@ -64,6 +64,12 @@ def _settings_checked(
         add_service_errors(form, error)
 
 
+def _spec_errors(form: forms.BaseForm, spec: Spec) -> bool:
+    """Whether a setting's own field refused its value: the settings are then not checked together, since
+    the services would read a default in its place and could refuse a value nobody gave."""
+    return any(setting.name in form.errors for setting in spec)
+
+
 class CompetitionAddForm(forms.ModelForm[Competition]):
     """A new competition of one format (``competition_format``): its fields are the settings every competition
     has and the format's own, made from their specs (tournaments/formats/form_fields.py)."""
@@ -71,7 +77,9 @@ class CompetitionAddForm(forms.ModelForm[Competition]):
     organiser = forms.ModelChoiceField(
         queryset=Player.objects.none(), help_text="Recorded as the creator and first organiser of the competition."
     )
-    options = forms.JSONField(required=False, initial=dict, help_text=lazy(options_help, str)())
+    options = forms.JSONField(
+        label="Rules (options)", required=False, initial=dict, help_text=lazy(options_help, str)()
+    )
     seed = forms.IntegerField(
         required=False,
         min_value=0,
@@ -120,7 +128,8 @@ class CompetitionAddForm(forms.ModelForm[Competition]):
         game, people, club = data.get("game"), data.get("players_per_match"), data.get("club")
         if game and people and "options" not in self.errors:
             check_options(self, data, game=game, players_per_match=people)
-        if game and club is not None and not self.errors:
+        # A bad ruleset and a bad setting are told together, so one round trip shows every refusal.
+        if game and club is not None and not _spec_errors(self, self.spec):
             _settings_checked(self, self.competition_format, self.settings(), club_id=club.pk, game=game, current=None)
         return data
 
@@ -129,11 +138,25 @@ def competition_add_form(format: Format, request: HttpRequest) -> type[Competiti
     return type("CompetitionAddFormFor", (CompetitionAddForm,), {"competition_format": format, "request": request})
 
 
-class CompetitionChangeForm(forms.ModelForm[Competition]):
-    """The name at any time; the settings as their specs say (most only while entries are open, which the
-    form shows by disabling them), and the ruleset while entries are open (competition_update)."""
+def fixed_note(setting: Setting, competition: Competition) -> str:
+    """Why a setting may not change now, in words for its form; "" if it may."""
+    if setting.changes is Changes.AT_CREATION:
+        return "Set when the competition was created; it cannot change."
+    if setting.changes is Changes.WHILE_OPEN and competition.status != Competition.Status.OPEN:
+        return f"Fixed: it could change only while entries were open, and the competition is {competition.status}."
+    return ""
 
-    options = forms.JSONField(required=False, help_text=lazy(options_help, str)())
+
+class CompetitionChangeForm(forms.ModelForm[Competition]):
+    """The name at any time; every setting, those that may no longer change disabled with a note saying why
+    (most change only while entries are open, a ladder's reach at any time); the ruleset while entries are
+    open. Through competition_update, which checks them on the same path as the form.
+
+    A browser does not send a disabled field; a value sent for one anyway that differs from the stored one
+    is refused on its field, never dropped in silence.
+    """
+
+    options = forms.JSONField(label="Rules (options)", required=False, help_text=lazy(options_help, str)())
 
     class Meta:
         model = Competition
@@ -147,13 +170,18 @@ class CompetitionChangeForm(forms.ModelForm[Competition]):
         for name, value in initial_values(self.spec, current_settings(competition, self.format)).items():
             self.initial[name] = value
         self.initial["options"] = competition.options
-        is_open = competition.status == Competition.Status.OPEN
         for setting in self.spec:
-            if setting.changes is Changes.WHILE_OPEN and not is_open:
-                self.fields[setting.name].disabled = True
-                self.fields[setting.name].help_text = f"{setting.help} (fixed once entries close)"
-        if not is_open:
+            note = fixed_note(setting, competition)
+            if note:
+                field = self.fields[setting.name]
+                field.disabled = True
+                field.help_text = f"{field.help_text} {note}"
+        if competition.status != Competition.Status.OPEN:
             self.fields["options"].disabled = True
+            self.fields["options"].help_text = (
+                f"Fixed: the rules could change only while entries were open, and the competition is "
+                f"{competition.status}."
+            )
 
     @property
     def format(self) -> Format:
@@ -161,23 +189,74 @@ class CompetitionChangeForm(forms.ModelForm[Competition]):
 
     @property
     def spec(self) -> Spec:
-        return tuple(s for s in competition_spec(self.format) if s.changes is not Changes.AT_CREATION)
+        return competition_spec(self.format)
+
+    def _changed(self) -> set[str]:
+        # A disabled JSONField counts itself changed when nothing was sent (Django compares with None).
+        return {name for name in self.changed_data if not self.fields[name].disabled}
 
     def changed_settings(self) -> dict[str, object]:
-        changed = set(self.changed_data)
+        """The settings whose fields changed."""
+        changed = self._changed()
         return {name: value for name, value in setting_values(self.spec, self.cleaned_data).items() if name in changed}
+
+    def update_arguments(self) -> dict[str, Any]:
+        """What changed, as competition_update takes it (what did not change left out)."""
+        changed, data = self._changed(), self.cleaned_data
+        return {
+            "name": data["name"] if "name" in changed else None,
+            "options": data["options"] if "options" in changed else None,
+            "settings": self.changed_settings(),
+        }
+
+    def _sent_to_fixed(self, name: str) -> tuple[bool, object]:
+        """Whether the request sent a value for the disabled field ``name`` (a browser never does), and that
+        value read by the field; a value the field refuses goes on it."""
+        field, key = self.fields[name], self.add_prefix(name)
+        if key not in self.data:
+            return False, None
+        try:
+            return True, field.clean(field.widget.value_from_datadict(self.data, self.files, key))
+        except ValidationError as error:
+            self.add_error(name, error)
+            return False, None
+
+    def fixed_changes(self) -> dict[str, object]:
+        """The settings sent for disabled fields with a value other than the stored one: the services refuse
+        them, saying why."""
+        current = current_settings(self.instance, self.format)
+        sent: dict[str, object] = {}
+        for setting in self.spec:
+            if not self.fields[setting.name].disabled:
+                continue
+            given, value = self._sent_to_fixed(setting.name)
+            if given:
+                sent.update(setting_values((setting,), {setting.name: value}))
+        return {name: value for name, value in sent.items() if value != current.get(name)}
+
+    def _fixed_options_changed(self) -> None:
+        competition: Competition = self.instance
+        given, value = self._sent_to_fixed("options")
+        if given and value != competition.options:
+            # The words competition_update refuses it with.
+            self.add_error(
+                "options", f"can change only while entries are open; the competition is {competition.status}"
+            )
 
     def clean(self) -> dict[str, Any]:
         super().clean()
         data = self.cleaned_data
         competition: Competition = self.instance
-        if "options" in self.changed_data and "options" not in self.errors:
+        if self.fields["options"].disabled:
+            self._fixed_options_changed()
+        elif "options" in self._changed() and "options" not in self.errors:
             check_options(self, data, game=competition.game, players_per_match=competition.players_per_match)
-        if not self.errors and self.changed_settings():
+        given = {**self.changed_settings(), **self.fixed_changes()}
+        if given and not _spec_errors(self, self.spec):
             _settings_checked(
                 self,
                 self.format,
-                self.changed_settings(),
+                given,
                 club_id=competition.club_id,
                 game=competition.game,
                 current=competition,
