@@ -467,7 +467,7 @@ def test_editing_an_open_knockout_s_settings_goes_through_the_service_and_its_re
     name = competition.name
     refused = boss.post(change_url(competition), edit_data(competition, advance_count=2, name="Renamed"))
     assert refused.status_code == 200
-    assert "at tables of 2" in " ".join(refused.context["adminform"].form.errors["advance_count"])
+    assert "At tables of 2" in " ".join(refused.context["adminform"].form.errors["advance_count"])
     competition.refresh_from_db()
     assert (competition.name, setting(competition, "advance_count")) == (name, 1)
 
@@ -476,7 +476,7 @@ def test_a_refusal_the_form_can_foresee_is_on_its_field_and_changes_nothing(boss
     competition = competition_with_bots(3, name="Before")
     response = boss.post(change_url(competition), edit_data(competition, name="After", max_entrants=2))
     assert response.status_code == 200
-    assert response.context["adminform"].form.errors["max_entrants"] == ["3 entrants have already joined"]
+    assert response.context["adminform"].form.errors["max_entrants"] == ["3 entrants have already joined."]
     competition.refresh_from_db()
     assert (competition.name, competition.max_entrants) == ("Before", None)
 
@@ -500,7 +500,7 @@ def test_after_the_start_the_name_changes_and_a_fixed_setting_is_refused_on_its_
     response = boss.post(change_url(competition), edit_data(competition, name="Renamed", games_per_match=9))
     assert response.status_code == 200
     errors = response.context["adminform"].form.errors
-    assert errors["games_per_match"] == ["can change only while entries are open; the competition is finished"]
+    assert errors["games_per_match"] == ["Can change only while entries are open; the competition is finished."]
     competition.refresh_from_db()
     assert (competition.name, competition.games_per_match) == (name, 1)
     response = boss.post(change_url(competition), edit_data(competition, name="Renamed"), follow=True)

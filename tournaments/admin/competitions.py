@@ -75,14 +75,17 @@ def common_fieldsets() -> list[tuple[str, dict[str, Any]]]:
     ]
 
 
-def format_fieldset(format: Format, *, choose_again: str = "") -> list[tuple[str, dict[str, Any]]]:
-    """The format's own settings under its name, with what it is for; none if it has no settings."""
-    if not format.settings:
-        return []
+def format_fieldsets(format: Format, *, choose_again: str = "") -> list[tuple[str, dict[str, Any]]]:
+    """The format's own settings under its name, with what it is for; then each section of its settings (a
+    stage's knockout) under its own heading."""
     description = format_html("{}.", capfirst(format.summary))
     if choose_again:
         description = format_html('{} <a href="{}">Choose another format</a>.', description, choose_again)
-    return [(format.label, {"fields": [s.name for s in format.settings], "description": description})]
+    sections: dict[str, list[str]] = {"": []}
+    for setting in format.settings:
+        sections.setdefault(setting.section, []).append(setting.name)
+    own = (format.label, {"fields": sections.pop(""), "description": description})
+    return [own, *((heading, {"fields": names}) for heading, names in sections.items())]
 
 
 class FormatFilter(admin.SimpleListFilter):
@@ -221,13 +224,13 @@ class CompetitionAdmin(CompetitionRunViews):
             kept.pop("format", None)
             return [
                 (None, {"fields": ["club", "name", "game", "organiser"]}),
-                *format_fieldset(chosen, choose_again=f"?{kept.urlencode()}"),
+                *format_fieldsets(chosen, choose_again=f"?{kept.urlencode()}"),
                 *common_fieldsets(),
                 ("Replaying", {"fields": ["seed"]}),
             ]
         return [
             (None, {"fields": ["name"]}),
-            *format_fieldset(format_of(obj)),
+            *format_fieldsets(format_of(obj)),
             *common_fieldsets(),
             ("Competition", {"fields": self.info_fields}),
         ]

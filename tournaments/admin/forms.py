@@ -16,11 +16,12 @@ from league.admin.form_helpers import model_choice_field, player_lookup
 from league.admin.permissions import is_superuser, members_only, organised_club_ids, own_player
 from league.admin.service_errors import add_service_errors
 from league.models import BotVersion, Club, Player
+from tournaments.admin.setting_fields import fix, fixed_note, in_words, setting_fields
 from tournaments.formats.base import Format
 from tournaments.formats.common import competition_spec
-from tournaments.formats.form_fields import form_fields, initial_values, setting_values
+from tournaments.formats.form_fields import initial_values, setting_values
 from tournaments.formats.registry import format_of
-from tournaments.formats.spec import Changes, Setting, Spec
+from tournaments.formats.spec import Spec
 from tournaments.models import Competition
 from tournaments.services.competition_settings import current_settings, settings_checked
 from tournaments.services.competitions import validate_ruleset
@@ -57,11 +58,11 @@ def _settings_checked(
     current: Competition | None,
 ) -> None:
     """Check the form's settings on the services' one path (services/competition_settings.py); a refusal goes
-    on the field it names."""
+    on the field it names, in the form's words."""
     try:
         settings_checked(format=format, given=given, club_id=club_id, game=game, current=current)
     except ValidationError as error:
-        add_service_errors(form, error)
+        add_service_errors(form, in_words(error, competition_spec(format)))
 
 
 def _spec_errors(form: forms.BaseForm, spec: Spec) -> bool:
@@ -109,7 +110,7 @@ class CompetitionAddForm(forms.ModelForm[Competition]):
             organisers = Player.objects.filter(pk=me.pk) if me else Player.objects.none()
         model_choice_field(self, "club").queryset = clubs
         model_choice_field(self, "organiser").queryset = organisers
-        self.fields.update(form_fields(self.spec, competitions=Competition.objects.filter(club__in=clubs)))
+        self.fields.update(setting_fields(self.spec, competitions=Competition.objects.filter(club__in=clubs)))
         if me is not None:
             self.fields["organiser"].initial = me.pk
         if clubs.count() == 1:
@@ -138,15 +139,6 @@ def competition_add_form(format: Format, request: HttpRequest) -> type[Competiti
     return type("CompetitionAddFormFor", (CompetitionAddForm,), {"competition_format": format, "request": request})
 
 
-def fixed_note(setting: Setting, competition: Competition) -> str:
-    """Why a setting may not change now, in words for its form; "" if it may."""
-    if setting.changes is Changes.AT_CREATION:
-        return "Set when the competition was created; it cannot change."
-    if setting.changes is Changes.WHILE_OPEN and competition.status != Competition.Status.OPEN:
-        return f"Fixed: it could change only while entries were open, and the competition is {competition.status}."
-    return ""
-
-
 class CompetitionChangeForm(forms.ModelForm[Competition]):
     """The name at any time; every setting, those that may no longer change disabled with a note saying why
     (most change only while entries are open, a ladder's reach at any time); the ruleset while entries are
@@ -166,21 +158,19 @@ class CompetitionChangeForm(forms.ModelForm[Competition]):
         super().__init__(*args, **kwargs)
         competition: Competition = self.instance
         others = Competition.objects.filter(club_id=competition.club_id).exclude(pk=competition.pk)
-        self.fields.update(form_fields(self.spec, competitions=others))
+        self.fields.update(setting_fields(self.spec, competitions=others))
         for name, value in initial_values(self.spec, current_settings(competition, self.format)).items():
             self.initial[name] = value
         self.initial["options"] = competition.options
         for setting in self.spec:
             note = fixed_note(setting, competition)
             if note:
-                field = self.fields[setting.name]
-                field.disabled = True
-                field.help_text = f"{field.help_text} {note}"
+                fix(self.fields[setting.name], note)
         if competition.status != Competition.Status.OPEN:
-            self.fields["options"].disabled = True
-            self.fields["options"].help_text = (
+            fix(
+                self.fields["options"],
                 f"Fixed: the rules could change only while entries were open, and the competition is "
-                f"{competition.status}."
+                f"{competition.status}.",
             )
 
     @property
@@ -240,7 +230,7 @@ class CompetitionChangeForm(forms.ModelForm[Competition]):
         if given and value != competition.options:
             # The words competition_update refuses it with.
             self.add_error(
-                "options", f"can change only while entries are open; the competition is {competition.status}"
+                "options", f"Can change only while entries are open; the competition is {competition.status}."
             )
 
     def clean(self) -> dict[str, Any]:
