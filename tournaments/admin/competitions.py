@@ -10,8 +10,6 @@ from django.contrib.admin.options import InlineModelAdmin
 from django.db.models import Count, Model, Q, QuerySet
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
-from django.utils.html import format_html
-from django.utils.text import capfirst
 
 from league.admin.permissions import can_organise
 from league.admin.saving import adopt, formset_saved
@@ -21,13 +19,13 @@ from tournaments.admin.actions import (
     retry_errored_matches,
     start_competitions,
 )
+from tournaments.admin.competition_fieldsets import common_fieldsets, format_fieldsets
 from tournaments.admin.forms import CompetitionAddForm, CompetitionChangeForm, competition_add_form
 from tournaments.admin.pages import competition_page, unknown_game_reported
 from tournaments.admin.scope import CompetitionPartAdmin, ReadOnlyInline, runs_competition
 from tournaments.admin.seeds import competition_seed_text
 from tournaments.admin.views import CompetitionRunViews, change_url
 from tournaments.formats.base import Format
-from tournaments.formats.common import COMPETITION_SETTINGS
 from tournaments.formats.registry import UnknownFormat, all_formats, format_choices, format_of, get_format
 from tournaments.models import Competition, Entrant, Match
 from tournaments.services.competitions import competition_create, competition_update, entrant_withdraw
@@ -53,39 +51,6 @@ class EntrantInline(ReadOnlyInline[Entrant, Competition]):
 
     def has_delete_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return isinstance(obj, Competition) and obj.status == Competition.Status.OPEN and runs_competition(request, obj)
-
-
-#: The settings every competition has (tournaments/formats/common.py) that concern people at live tables; the
-#: others, and any added later, are shown with the matches.
-PEOPLE_FIELDS = ("people_play", "move_seconds", "game_seconds", "live_tables_public")
-
-
-def common_fieldsets() -> list[tuple[str, dict[str, Any]]]:
-    """The settings every competition has, grouped as a club secretary thinks of them."""
-    names = [setting.name for setting in COMPETITION_SETTINGS]
-    return [
-        ("Matches", {"fields": [*(n for n in names if n not in PEOPLE_FIELDS), "options"]}),
-        (
-            "People at live tables",
-            {
-                "fields": [n for n in names if n in PEOPLE_FIELDS],
-                "description": "How entrants who are people play; a competition of bots only can leave these.",
-            },
-        ),
-    ]
-
-
-def format_fieldsets(format: Format, *, choose_again: str = "") -> list[tuple[str, dict[str, Any]]]:
-    """The format's own settings under its name, with what it is for; then each section of its settings (a
-    stage's knockout) under its own heading."""
-    description = format_html("{}.", capfirst(format.summary))
-    if choose_again:
-        description = format_html('{} <a href="{}">Choose another format</a>.', description, choose_again)
-    sections: dict[str, list[str]] = {"": []}
-    for setting in format.settings:
-        sections.setdefault(setting.section, []).append(setting.name)
-    own = (format.label, {"fields": sections.pop(""), "description": description})
-    return [own, *((heading, {"fields": names}) for heading, names in sections.items())]
 
 
 class FormatFilter(admin.SimpleListFilter):
