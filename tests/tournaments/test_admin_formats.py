@@ -211,11 +211,8 @@ def test_who_may_watch_changes_on_a_running_round_robin_and_the_rest_is_disabled
         s.name for s in (*COMPETITION_SETTINGS, *format_of(competition).settings) if s.changes is Changes.WHILE_OPEN
     }
     assert fixed == open_only | {"players_per_match", "options"}
-    assert (
-        "could change only while entries were open, and the competition is running"
-        in form.fields["games_per_match"].help_text
-    )
-    assert "Set when the competition was created" in form.fields["players_per_match"].help_text
+    assert "Fixed once entries closed; the competition is running." in form.fields["games_per_match"].help_text
+    assert "Fixed when the competition was created." in form.fields["players_per_match"].help_text
     assert 'name="games_per_match"' in response.text and "disabled" in response.text
     data = as_posted(form)
     data.pop("live_tables_public")
@@ -339,3 +336,21 @@ def test_the_list_shows_each_competition_s_format_by_name_and_filters_by_it(boss
     assert [label for _, label in format_filter.lookup_choices] == [f.label for f in all_formats()]
     filtered = boss.get(CHANGELIST, {"format": "swiss"})
     assert [c.pk for c in filtered.context["cl"].result_list] == [swiss.pk]
+
+
+def test_a_competition_of_a_format_this_server_lacks_says_so_and_can_still_be_renamed(boss: Client) -> None:
+    competition = running("swiss", entrants=3)
+    Competition.objects.filter(pk=competition.pk).update(format="gauntlet_removed")
+    response = boss.get(change_url(competition))
+    assert response.status_code == 200
+    shown = [str(message) for message in response.context["messages"]]
+    assert shown == [
+        "No competition format 'gauntlet_removed' on this server, so its settings, standings and matches cannot "
+        "be shown."
+    ]
+    form = response.context["adminform"].form
+    assert set(form.fields) == {"name", "options"} and form.fields["options"].disabled
+    data = {**as_posted(form), **inline_management(competition), "name": "Renamed"}
+    assert boss.post(change_url(competition), data).status_code == 302
+    competition.refresh_from_db()
+    assert competition.name == "Renamed"

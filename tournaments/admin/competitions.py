@@ -193,9 +193,13 @@ class CompetitionAdmin(CompetitionRunViews):
                 *common_fieldsets(),
                 ("Replaying", {"fields": ["seed"]}),
             ]
+        try:
+            format = format_of(obj)
+        except UnknownFormat:  # said on the page (unknown_game_reported); only the name can change
+            return [(None, {"fields": ["name", "options"]}), ("Competition", {"fields": self.info_fields})]
         return [
             (None, {"fields": ["name"]}),
-            *format_fieldsets(format_of(obj)),
+            *format_fieldsets(format),
             *common_fieldsets(),
             ("Competition", {"fields": self.info_fields}),
         ]

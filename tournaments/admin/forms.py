@@ -16,11 +16,11 @@ from league.admin.form_helpers import model_choice_field, player_lookup
 from league.admin.permissions import is_superuser, members_only, organised_club_ids, own_player
 from league.admin.service_errors import add_service_errors
 from league.models import BotVersion, Club, Player
-from tournaments.admin.setting_fields import fix, fixed_note, in_words, setting_fields
+from tournaments.admin.setting_fields import closed_note, fix, fixed_note, in_words, setting_fields
 from tournaments.formats.base import Format
 from tournaments.formats.common import competition_spec
 from tournaments.formats.form_fields import initial_values, setting_values
-from tournaments.formats.registry import format_of
+from tournaments.formats.registry import UnknownFormat, format_of
 from tournaments.formats.spec import Spec
 from tournaments.models import Competition
 from tournaments.services.competition_settings import current_settings, settings_checked
@@ -157,9 +157,15 @@ class CompetitionChangeForm(forms.ModelForm[Competition]):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         competition: Competition = self.instance
+        format = self.format
+        if format is None:
+            # Its settings cannot be read without their spec: only the name can change.
+            self.initial["options"] = competition.options
+            fix(self.fields["options"], "Fixed: this server does not have the competition's format.")
+            return
         others = Competition.objects.filter(club_id=competition.club_id).exclude(pk=competition.pk)
         self.fields.update(setting_fields(self.spec, competitions=others))
-        for name, value in initial_values(self.spec, current_settings(competition, self.format)).items():
+        for name, value in initial_values(self.spec, current_settings(competition, format)).items():
             self.initial[name] = value
         self.initial["options"] = competition.options
         for setting in self.spec:
@@ -167,19 +173,19 @@ class CompetitionChangeForm(forms.ModelForm[Competition]):
             if note:
                 fix(self.fields[setting.name], note)
         if competition.status != Competition.Status.OPEN:
-            fix(
-                self.fields["options"],
-                f"Fixed: the rules could change only while entries were open, and the competition is "
-                f"{competition.status}.",
-            )
+            fix(self.fields["options"], closed_note(competition))
 
     @property
-    def format(self) -> Format:
-        return format_of(self.instance)
+    def format(self) -> Format | None:
+        """The competition's format; None if this server does not have it (a format module removed)."""
+        try:
+            return format_of(self.instance)
+        except UnknownFormat:
+            return None
 
     @property
     def spec(self) -> Spec:
-        return competition_spec(self.format)
+        return () if self.format is None else competition_spec(self.format)
 
     def _changed(self) -> set[str]:
         # A disabled JSONField counts itself changed when nothing was sent (Django compares with None).
@@ -214,7 +220,10 @@ class CompetitionChangeForm(forms.ModelForm[Competition]):
     def fixed_changes(self) -> dict[str, object]:
         """The settings sent for disabled fields with a value other than the stored one: the services refuse
         them, saying why."""
-        current = current_settings(self.instance, self.format)
+        format = self.format
+        if format is None:
+            return {}
+        current = current_settings(self.instance, format)
         sent: dict[str, object] = {}
         for setting in self.spec:
             if not self.fields[setting.name].disabled:
@@ -242,14 +251,10 @@ class CompetitionChangeForm(forms.ModelForm[Competition]):
         elif "options" in self._changed() and "options" not in self.errors:
             check_options(self, data, game=competition.game, players_per_match=competition.players_per_match)
         given = {**self.changed_settings(), **self.fixed_changes()}
-        if given and not _spec_errors(self, self.spec):
+        format = self.format
+        if given and format is not None and not _spec_errors(self, self.spec):
             _settings_checked(
-                self,
-                self.format,
-                given,
-                club_id=competition.club_id,
-                game=competition.game,
-                current=competition,
+                self, format, given, club_id=competition.club_id, game=competition.game, current=competition
             )
         return data
 

@@ -41,10 +41,14 @@ def setting_fields(spec: Spec, *, competitions: QuerySet[Competition]) -> dict[s
 def fixed_note(setting: Setting, competition: Competition) -> str:
     """Why a setting of ``competition`` may not change now, in words for its form; "" if it may."""
     if setting.changes is Changes.AT_CREATION:
-        return "Set when the competition was created; it cannot change."
+        return "Fixed when the competition was created."
     if setting.changes is Changes.WHILE_OPEN and competition.status != Competition.Status.OPEN:
-        return f"Fixed: it could change only while entries were open, and the competition is {competition.status}."
+        return closed_note(competition)
     return ""
+
+
+def closed_note(competition: Competition) -> str:
+    return f"Fixed once entries closed; the competition is {competition.status}."
 
 
 def fix(field: forms.Field, note: str) -> None:
