@@ -83,6 +83,7 @@ def test_an_organiser_adds_a_swiss_choosing_the_format_first(browser: Any, live_
     # One club and one organiser to choose from: both chosen already.
     club_chosen = page.input_value("#id_club")
     organiser_chosen = page.input_value("#id_organiser")
+    sticking_out = you.wider_than_the_screen()
     you.shot("add-swiss-2-form")
 
     page.fill("#id_name", "Thursday Swiss")
@@ -109,6 +110,7 @@ def test_an_organiser_adds_a_swiss_choosing_the_format_first(browser: Any, live_
     assert "Swiss" in choices and "Challenge ladder" in choices
     assert headings == ["Swiss", "Finish with a knockout (optional)", "Matches", "People at live tables", "Replaying"]
     assert (club_chosen, organiser_chosen) == (str(you.club.pk), str(you.player.pk))
+    assert sticking_out == []
     assert "Choose the knockout to cut to: Single elimination, Double elimination." in refusal
     assert kept == ("Thursday Swiss", "4", "2")
     assert "Created Thursday Swiss" in message

@@ -15,8 +15,7 @@ from django.utils.safestring import SafeString
 from django.utils.text import capfirst
 
 from tournaments.formats.form_fields import form_fields
-from tournaments.formats.registry import all_formats
-from tournaments.formats.spec import Changes, Setting, Spec
+from tournaments.formats.spec import Changes, Choice, Setting, Spec
 from tournaments.models import Competition
 
 
@@ -58,10 +57,12 @@ def fix(field: forms.Field, note: str) -> None:
 
 
 def _identifiers(spec: Spec) -> dict[str, str]:
-    """What the services call a setting or a format, by how the form shows it: names with an underscore only,
-    which no sentence uses as a word."""
+    """What the services call a setting or one of its choices (a knockout to cut to), by how the form shows it:
+    names with an underscore only, which no sentence uses as a word."""
     words = {setting.name: f"“{setting.label}”" for setting in spec}
-    words.update({format.key: format.label for format in all_formats()})
+    for setting in spec:
+        if isinstance(setting, Choice):
+            words.update({value: label for value, label in setting.choices if value not in words})
     return {name: label for name, label in words.items() if "_" in name}
 
 
