@@ -236,8 +236,11 @@ class CompetitionChangeForm(forms.ModelForm[Competition]):
     def _fixed_options_changed(self) -> None:
         competition: Competition = self.instance
         given, value = self._sent_to_fixed("options")
-        if given and value != competition.options:
-            # The words competition_update refuses it with.
+        if not given or value == competition.options:
+            return
+        if competition.status == Competition.Status.OPEN:  # open, but of a format this server lacks
+            self.add_error("options", "Cannot change: this server does not have the competition's format.")
+        else:  # the words competition_update refuses it with
             self.add_error(
                 "options", f"Can change only while entries are open; the competition is {competition.status}."
             )
