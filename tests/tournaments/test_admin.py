@@ -8,6 +8,7 @@ from html.parser import HTMLParser
 from typing import Any
 
 import pytest
+from django import forms
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import connection
 from django.test import Client
@@ -27,6 +28,9 @@ from tests.factories import (
     full_options,
 )
 from tests.tournaments.helpers import game_played, match_between, match_result, seats_of, started
+from tournaments.admin import forms as admin_forms
+from tournaments.admin.forms import CompetitionChangeForm
+from tournaments.formats.values import setting
 from tournaments.models import Competition, Entrant, Game, Match, MatchSet, Round, Standing
 from tournaments.selectors import competition_match_sheets, match_breakdown
 from tournaments.services.play import competition_play_pending
@@ -140,6 +144,11 @@ def changelist_url(model: Any) -> str:
 COMPETITION_ADD = reverse("admin:tournaments_competition_add")
 
 
+def add_url(format: str = "round_robin") -> str:
+    """The add form of one format (the add page without one asks for the format first)."""
+    return f"{COMPETITION_ADD}?format={format}"
+
+
 # --- Every page renders --------------------------------------------------------------------------------
 
 
@@ -185,6 +194,7 @@ def test_a_competition_page_takes_as_many_queries_for_a_big_competition_as_for_a
 def test_the_create_page_and_a_game_page_with_its_replay_check_render(boss: Client) -> None:
     played_competition("war", entrants=2)
     assert boss.get(COMPETITION_ADD).status_code == 200
+    assert boss.get(add_url()).status_code == 200
     response = boss.get(change_url(Game.objects.first()))
     assert response.status_code == 200
     assert "Replay check" in response.text and ">valid<" in response.text
@@ -325,11 +335,11 @@ def test_the_match_sheets_agree_with_match_breakdown_in_a_fixed_number_of_querie
 
 
 def create_data(club: Club, organiser: Player, **overrides: Any) -> dict[str, Any]:
+    """A round robin's add form as a browser sends it (with the settings a stage takes); POST it to add_url."""
     data = {
         "club": club.pk,
         "name": "Spring league",
         "game": "war",
-        "format": "round_robin",
         "players_per_match": 2,
         "games_per_match": 1,
         "max_entrants": "",
@@ -341,8 +351,6 @@ def create_data(club: Club, organiser: Player, **overrides: Any) -> dict[str, An
         "game_seconds": 3600,
         "live_tables_public": "on",
         "advance_count": 1,
-        "seeding": "entry",
-        "seeded_from": "",
         "cut_to": "",
         "cut_format": "",
         "entrants-TOTAL_FORMS": 0,
@@ -358,14 +366,14 @@ def create_data(club: Club, organiser: Player, **overrides: Any) -> dict[str, An
 def test_the_create_form_rejects_a_bad_option_with_a_message_naming_it(
     boss: Client, superuser: Player, options: str, named: str
 ) -> None:
-    response = boss.post(COMPETITION_ADD, create_data(ClubFactory(), superuser, options=options))
+    response = boss.post(add_url(), create_data(ClubFactory(), superuser, options=options))
     assert response.status_code == 200
     assert named in " ".join(response.context["adminform"].form.errors["options"])
     assert not Competition.objects.exists()
 
 
 def test_the_create_form_names_a_table_size_the_game_cannot_seat(boss: Client, superuser: Player) -> None:
-    response = boss.post(COMPETITION_ADD, create_data(ClubFactory(), superuser, game="banter", players_per_match=3))
+    response = boss.post(add_url(), create_data(ClubFactory(), superuser, game="banter", players_per_match=3))
     assert response.status_code == 200
     assert "banter seats 2 to 2" in " ".join(response.context["adminform"].form.errors["players_per_match"])
 
@@ -373,7 +381,7 @@ def test_the_create_form_names_a_table_size_the_game_cannot_seat(boss: Client, s
 def test_creating_a_competition_goes_through_the_service(boss: Client, superuser: Player) -> None:
     club = ClubFactory()
     response = boss.post(
-        COMPETITION_ADD,
+        add_url(),
         create_data(club, superuser, game="1923", options='{"target_points": 50}', seed="7", max_entrants="8"),
     )
     assert response.status_code == 302, response.context["adminform"].form.errors
@@ -386,36 +394,44 @@ def test_creating_a_competition_goes_through_the_service(boss: Client, superuser
 
 
 def test_the_create_form_makes_a_swiss_stage_that_cuts_to_a_knockout(boss: Client, superuser: Player) -> None:
-    overrides = {"format": "swiss", "cut_to": "4", "cut_format": "double_elimination"}
-    response = boss.post(COMPETITION_ADD, create_data(ClubFactory(), superuser, **overrides))
+    overrides = {"round_count": "", "bye_points": "draw", "cut_to": "4", "cut_format": "double_elimination"}
+    response = boss.post(add_url("swiss"), create_data(ClubFactory(), superuser, **overrides))
     assert response.status_code == 302, response.context["adminform"].form.errors
     competition = Competition.objects.get()
-    assert (competition.format, competition.cut_to, competition.cut_format) == ("swiss", 4, "double_elimination")
+    assert competition.format == "swiss"
+    settings = competition.settings
+    assert (settings["cut_to"], settings["cut_format"], settings["bye_points"]) == (4, "double_elimination", "draw")
 
 
-def test_the_create_form_refuses_a_knockout_that_cannot_work_and_says_why(boss: Client, superuser: Player) -> None:
-    data = create_data(ClubFactory(), superuser, game="punk", players_per_match=4, format="single_elimination")
-    response = boss.post(COMPETITION_ADD, {**data, "advance_count": 3}, follow=True)
+def test_the_create_form_refuses_a_knockout_that_cannot_work_and_says_why_on_the_field(
+    boss: Client, superuser: Player
+) -> None:
+    data = create_data(ClubFactory(), superuser, game="punk", players_per_match=4, name="Cup")
+    response = boss.post(add_url("single_elimination"), {**data, "advance_count": 3, "seeding": "entry"})
+    assert response.status_code == 200
     assert not Competition.objects.exists()
-    shown = " ".join(str(m) for m in response.context["messages"])
-    assert "must divide 4" in shown, shown
+    form = response.context["adminform"].form
+    assert "must divide 4" in " ".join(form.errors["advance_count"]), form.errors
+    # What was typed is still there, to correct rather than type again.
+    assert (form["name"].value(), form["advance_count"].value(), form["players_per_match"].value()) == ("Cup", "3", "4")
 
 
 def edit_data(competition: Competition, **overrides: Any) -> dict[str, Any]:
-    data = {
-        "name": competition.name,
-        "games_per_match": competition.games_per_match,
-        "max_entrants": competition.max_entrants or "",
-        "options": json.dumps(competition.options),
-        "advance_count": competition.advance_count,
-        "seeding": competition.seeding,
-        "seeded_from": competition.seeded_from_id or "",
-        "cut_to": competition.cut_to or "",
-        "cut_format": competition.cut_format,
-        **({"third_place": "on"} if competition.third_place else {}),
-        "entrants-TOTAL_FORMS": competition.entrants.count(),
-        "entrants-INITIAL_FORMS": competition.entrants.count(),
-    }
+    """The change form as a browser sends it: every field it may still change, none of those it shows disabled."""
+    form = CompetitionChangeForm(instance=competition)
+    data: dict[str, Any] = {"name": competition.name}
+    for name, field in form.fields.items():
+        if field.disabled or name == "name":
+            continue
+        value = form.initial.get(name)
+        if isinstance(field, forms.BooleanField):
+            if value:
+                data[name] = "on"
+        elif isinstance(field, forms.JSONField):
+            data[name] = json.dumps(value)
+        else:
+            data[name] = "" if value is None else value
+    data["entrants-TOTAL_FORMS"] = data["entrants-INITIAL_FORMS"] = competition.entrants.count()
     for index, entrant in enumerate(competition.entrants.order_by("id")):
         data[f"entrants-{index}-id"] = entrant.pk
         data[f"entrants-{index}-competition"] = competition.pk
@@ -440,22 +456,37 @@ def test_editing_an_open_competition_validates_options_and_saves_through_competi
     )
 
 
-def test_editing_an_open_knockout_s_settings_goes_through_the_service_and_its_refusal_is_a_message(
+def test_editing_an_open_knockout_s_settings_goes_through_the_service_and_its_refusal_is_on_the_field(
     boss: Client,
 ) -> None:
     competition = CompetitionFactory(format="single_elimination")
     response = boss.post(change_url(competition), edit_data(competition, third_place="on", seeding="rating"))
     assert response.status_code == 302
     competition.refresh_from_db()
-    assert (competition.third_place, competition.seeding) == (True, "rating")
-    refused = boss.post(change_url(competition), edit_data(competition, advance_count=2), follow=True)
-    assert any("advance_count" in message for message in messages_of(refused)), messages_of(refused)
+    assert (setting(competition, "third_place"), setting(competition, "seeding")) == (True, "rating")
+    name = competition.name
+    refused = boss.post(change_url(competition), edit_data(competition, advance_count=2, name="Renamed"))
+    assert refused.status_code == 200
+    assert "At tables of 2" in " ".join(refused.context["adminform"].form.errors["advance_count"])
     competition.refresh_from_db()
-    assert competition.advance_count == 1
+    assert (competition.name, setting(competition, "advance_count")) == (name, 1)
 
 
-def test_a_refusal_only_the_service_knows_is_an_error_message_and_changes_nothing(boss: Client) -> None:
+def test_a_refusal_the_form_can_foresee_is_on_its_field_and_changes_nothing(boss: Client) -> None:
     competition = competition_with_bots(3, name="Before")
+    response = boss.post(change_url(competition), edit_data(competition, name="After", max_entrants=2))
+    assert response.status_code == 200
+    assert response.context["adminform"].form.errors["max_entrants"] == ["3 entrants have already joined."]
+    competition.refresh_from_db()
+    assert (competition.name, competition.max_entrants) == ("Before", None)
+
+
+def test_a_refusal_only_the_service_knows_is_an_error_message_and_changes_nothing(
+    boss: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    competition = competition_with_bots(3, name="Before")
+    # As if a third entrant joined between the form's check and the save: only competition_update sees it.
+    monkeypatch.setattr(admin_forms, "settings_checked", lambda **kwargs: None)
     response = boss.post(change_url(competition), edit_data(competition, name="After", max_entrants=2), follow=True)
     assert response.redirect_chain == [(change_url(competition), 302)]
     assert messages_of(response) == ["max_entrants: 3 entrants have already joined"]
@@ -463,10 +494,17 @@ def test_a_refusal_only_the_service_knows_is_an_error_message_and_changes_nothin
     assert (competition.name, competition.max_entrants) == ("Before", None)
 
 
-def test_after_the_start_only_the_name_can_change(boss: Client) -> None:
+def test_after_the_start_the_name_changes_and_a_fixed_setting_is_refused_on_its_field(boss: Client) -> None:
     competition = played_competition("war", entrants=2)
+    name = competition.name
     response = boss.post(change_url(competition), edit_data(competition, name="Renamed", games_per_match=9))
-    assert response.status_code == 302
+    assert response.status_code == 200
+    errors = response.context["adminform"].form.errors
+    assert errors["games_per_match"] == ["Can change only while entries are open; the competition is finished."]
+    competition.refresh_from_db()
+    assert (competition.name, competition.games_per_match) == (name, 1)
+    response = boss.post(change_url(competition), edit_data(competition, name="Renamed"), follow=True)
+    assert [m for m in messages_of(response) if "successfully" not in m] == []
     competition.refresh_from_db()
     assert (competition.name, competition.games_per_match) == ("Renamed", 1)
 
@@ -690,12 +728,12 @@ def test_an_organiser_creates_competitions_only_in_their_clubs_and_as_themselves
     home, away = ClubFactory(), ClubFactory()
     organiser = organiser_of(home)
     login(client, organiser.user)
-    form = client.get(COMPETITION_ADD).context["adminform"].form
+    form = client.get(add_url()).context["adminform"].form
     assert list(form.fields["club"].queryset) == [home]
     assert list(form.fields["organiser"].queryset) == [organiser]
-    response = client.post(COMPETITION_ADD, create_data(away, organiser))
+    response = client.post(add_url(), create_data(away, organiser))
     assert "club" in response.context["adminform"].form.errors
-    response = client.post(COMPETITION_ADD, create_data(home, organiser))
+    response = client.post(add_url(), create_data(home, organiser))
     assert response.status_code == 302
     assert Competition.objects.get().created_by == organiser
 

@@ -19,13 +19,13 @@ from tournaments.admin.actions import (
     retry_errored_matches,
     start_competitions,
 )
+from tournaments.admin.competition_fieldsets import common_fieldsets, format_fieldsets
 from tournaments.admin.forms import CompetitionAddForm, CompetitionChangeForm, competition_add_form
 from tournaments.admin.pages import competition_page, unknown_game_reported
 from tournaments.admin.scope import CompetitionPartAdmin, ReadOnlyInline, runs_competition
 from tournaments.admin.seeds import competition_seed_text
 from tournaments.admin.views import CompetitionRunViews, change_url
 from tournaments.formats.base import Format
-from tournaments.formats.common import COMPETITION_SETTINGS
 from tournaments.formats.registry import UnknownFormat, all_formats, format_choices, format_of, get_format
 from tournaments.models import Competition, Entrant, Match
 from tournaments.services.competitions import competition_create, competition_update, entrant_withdraw
@@ -53,10 +53,6 @@ class EntrantInline(ReadOnlyInline[Entrant, Competition]):
         return isinstance(obj, Competition) and obj.status == Competition.Status.OPEN and runs_competition(request, obj)
 
 
-#: The settings every competition has, as the forms show them (tournaments/formats/common.py).
-COMMON_FIELDS = [setting.name for setting in COMPETITION_SETTINGS]
-
-
 class FormatFilter(admin.SimpleListFilter):
     title = "format"
     parameter_name = "format"
@@ -79,15 +75,11 @@ class CompetitionAdmin(CompetitionRunViews):
     inlines = [EntrantInline]
     actions = [start_competitions, play_pending_matches, retry_errored_matches, cancel_competitions]
     change_form_template = "admin/tournaments/competition/change_form.html"
+    #: Shown, never changed here; the settings are the change form's fields.
     info_fields = (
         "club",
         "game",
         "format_label",
-        "players_per_match",
-        "people_play",
-        "move_seconds",
-        "game_seconds",
-        "live_tables_public",
         "seed_shown",
         "status",
         "organiser_list",
@@ -145,15 +137,27 @@ class CompetitionAdmin(CompetitionRunViews):
         self, request: HttpRequest, form_url: str = "", extra_context: dict[str, Any] | None = None
     ) -> HttpResponse:
         # A competition's fields depend on its format: the format is chosen first, on a page of its own.
-        if self._chosen_format(request) is None:
-            context = {
-                **self.admin_site.each_context(request),
-                "title": "Add competition: choose its format",
-                "opts": self.model._meta,
-                "formats": all_formats(),
-            }
-            return TemplateResponse(request, "admin/tournaments/competition/choose_format.html", context)
-        return super().add_view(request, form_url, extra_context)
+        chosen = self._chosen_format(request)
+        if chosen is None:
+            return self._choose_format(request)
+        context = {"title": f"Add a competition: {chosen.label}", **(extra_context or {})}
+        return super().add_view(request, form_url, context)
+
+    def _choose_format(self, request: HttpRequest) -> HttpResponse:
+        asked = request.GET.get("format", "")
+        kept = request.GET.copy()  # the changelist's filters, to return to after saving
+        choices = []
+        for format in all_formats():
+            kept["format"] = format.key
+            choices.append((format, f"?{kept.urlencode()}"))
+        context = {
+            **self.admin_site.each_context(request),
+            "title": "Add a competition: choose its format",
+            "opts": self.model._meta,
+            "choices": choices,
+            "unknown": asked,
+        }
+        return TemplateResponse(request, "admin/tournaments/competition/choose_format.html", context)
 
     @staticmethod
     def _chosen_format(request: HttpRequest) -> Format | None:
@@ -179,20 +183,26 @@ class CompetitionAdmin(CompetitionRunViews):
     def get_fieldsets(self, request: HttpRequest, obj: Competition | None = None) -> _FieldsetSpec:
         if obj is None:
             chosen = self._chosen_format(request)
-            own = tuple(s.name for s in chosen.settings) if chosen is not None else ()
-            label = chosen.label if chosen is not None else "Format"
+            if chosen is None:
+                raise Http404("choose a format first")
+            kept = request.GET.copy()
+            kept.pop("format", None)
             return [
                 (None, {"fields": ["club", "name", "game", "organiser"]}),
-                ("How it is played", {"fields": [*COMMON_FIELDS, "options"]}),
-                (f"{label} settings", {"fields": own}),
+                *format_fieldsets(chosen, choose_again=f"?{kept.urlencode()}"),
+                *common_fieldsets(),
                 ("Replaying", {"fields": ["seed"]}),
             ]
-        own = tuple(s.name for s in format_of(obj).settings)
-        changeable = [name for name in COMMON_FIELDS if name != "players_per_match"]
-        sets: list[Any] = [(None, {"fields": ["name"]}), ("How it is played", {"fields": [*changeable, "options"]})]
-        if own:
-            sets.append((f"{format_of(obj).label} settings", {"fields": own}))
-        return [*sets, ("Competition", {"fields": self.info_fields})]
+        try:
+            format = format_of(obj)
+        except UnknownFormat:  # said on the page (unknown_game_reported); only the name can change
+            return [(None, {"fields": ["name", "options"]}), ("Competition", {"fields": self.info_fields})]
+        return [
+            (None, {"fields": ["name"]}),
+            *format_fieldsets(format),
+            *common_fieldsets(),
+            ("Competition", {"fields": self.info_fields}),
+        ]
 
     def get_readonly_fields(self, request: HttpRequest, obj: Competition | None = None) -> list[str]:
         # Settings that may no longer change are disabled by the change form, which says why.
@@ -203,13 +213,7 @@ class CompetitionAdmin(CompetitionRunViews):
     ) -> None:
         data = form.cleaned_data
         if isinstance(form, CompetitionChangeForm):
-            changed = set(form.changed_data)
-            competition_update(
-                competition=obj,
-                name=data["name"] if "name" in changed else None,
-                options=data["options"] if "options" in changed else None,
-                settings=form.changed_settings(),
-            )
+            competition_update(competition=obj, **form.update_arguments())
             return
         assert isinstance(form, CompetitionAddForm)  # get_form gives an add form to a new competition
         created = competition_create(

@@ -16,11 +16,12 @@ from league.admin.form_helpers import model_choice_field, player_lookup
 from league.admin.permissions import is_superuser, members_only, organised_club_ids, own_player
 from league.admin.service_errors import add_service_errors
 from league.models import BotVersion, Club, Player
+from tournaments.admin.setting_fields import closed_note, fix, fixed_note, in_words, setting_fields
 from tournaments.formats.base import Format
 from tournaments.formats.common import competition_spec
-from tournaments.formats.form_fields import form_fields, initial_values, setting_values
-from tournaments.formats.registry import format_of
-from tournaments.formats.spec import Changes, Spec
+from tournaments.formats.form_fields import initial_values, setting_values
+from tournaments.formats.registry import UnknownFormat, format_of
+from tournaments.formats.spec import Spec
 from tournaments.models import Competition
 from tournaments.services.competition_settings import current_settings, settings_checked
 from tournaments.services.competitions import validate_ruleset
@@ -57,11 +58,17 @@ def _settings_checked(
     current: Competition | None,
 ) -> None:
     """Check the form's settings on the services' one path (services/competition_settings.py); a refusal goes
-    on the field it names."""
+    on the field it names, in the form's words."""
     try:
         settings_checked(format=format, given=given, club_id=club_id, game=game, current=current)
     except ValidationError as error:
-        add_service_errors(form, error)
+        add_service_errors(form, in_words(error, competition_spec(format)))
+
+
+def _spec_errors(form: forms.BaseForm, spec: Spec) -> bool:
+    """Whether a setting's own field refused its value: the settings are then not checked together, since
+    the services would read a default in its place and could refuse a value nobody gave."""
+    return any(setting.name in form.errors for setting in spec)
 
 
 class CompetitionAddForm(forms.ModelForm[Competition]):
@@ -71,7 +78,9 @@ class CompetitionAddForm(forms.ModelForm[Competition]):
     organiser = forms.ModelChoiceField(
         queryset=Player.objects.none(), help_text="Recorded as the creator and first organiser of the competition."
     )
-    options = forms.JSONField(required=False, initial=dict, help_text=lazy(options_help, str)())
+    options = forms.JSONField(
+        label="Rules (options)", required=False, initial=dict, help_text=lazy(options_help, str)()
+    )
     seed = forms.IntegerField(
         required=False,
         min_value=0,
@@ -101,7 +110,7 @@ class CompetitionAddForm(forms.ModelForm[Competition]):
             organisers = Player.objects.filter(pk=me.pk) if me else Player.objects.none()
         model_choice_field(self, "club").queryset = clubs
         model_choice_field(self, "organiser").queryset = organisers
-        self.fields.update(form_fields(self.spec, competitions=Competition.objects.filter(club__in=clubs)))
+        self.fields.update(setting_fields(self.spec, competitions=Competition.objects.filter(club__in=clubs)))
         if me is not None:
             self.fields["organiser"].initial = me.pk
         if clubs.count() == 1:
@@ -120,7 +129,8 @@ class CompetitionAddForm(forms.ModelForm[Competition]):
         game, people, club = data.get("game"), data.get("players_per_match"), data.get("club")
         if game and people and "options" not in self.errors:
             check_options(self, data, game=game, players_per_match=people)
-        if game and club is not None and not self.errors:
+        # A bad ruleset and a bad setting are told together, so one round trip shows every refusal.
+        if game and club is not None and not _spec_errors(self, self.spec):
             _settings_checked(self, self.competition_format, self.settings(), club_id=club.pk, game=game, current=None)
         return data
 
@@ -130,10 +140,15 @@ def competition_add_form(format: Format, request: HttpRequest) -> type[Competiti
 
 
 class CompetitionChangeForm(forms.ModelForm[Competition]):
-    """The name at any time; the settings as their specs say (most only while entries are open, which the
-    form shows by disabling them), and the ruleset while entries are open (competition_update)."""
+    """The name at any time; every setting, those that may no longer change disabled with a note saying why
+    (most change only while entries are open, a ladder's reach at any time); the ruleset while entries are
+    open. Through competition_update, which checks them on the same path as the form.
 
-    options = forms.JSONField(required=False, help_text=lazy(options_help, str)())
+    A browser does not send a disabled field; a value sent for one anyway that differs from the stored one
+    is refused on its field, never dropped in silence.
+    """
+
+    options = forms.JSONField(label="Rules (options)", required=False, help_text=lazy(options_help, str)())
 
     class Meta:
         model = Competition
@@ -142,45 +157,107 @@ class CompetitionChangeForm(forms.ModelForm[Competition]):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         competition: Competition = self.instance
+        format = self.format
+        if format is None:
+            # Its settings cannot be read without their spec: only the name can change.
+            self.initial["options"] = competition.options
+            fix(self.fields["options"], "Fixed: this server does not have the competition's format.")
+            return
         others = Competition.objects.filter(club_id=competition.club_id).exclude(pk=competition.pk)
-        self.fields.update(form_fields(self.spec, competitions=others))
-        for name, value in initial_values(self.spec, current_settings(competition, self.format)).items():
+        self.fields.update(setting_fields(self.spec, competitions=others))
+        for name, value in initial_values(self.spec, current_settings(competition, format)).items():
             self.initial[name] = value
         self.initial["options"] = competition.options
-        is_open = competition.status == Competition.Status.OPEN
         for setting in self.spec:
-            if setting.changes is Changes.WHILE_OPEN and not is_open:
-                self.fields[setting.name].disabled = True
-                self.fields[setting.name].help_text = f"{setting.help} (fixed once entries close)"
-        if not is_open:
-            self.fields["options"].disabled = True
+            note = fixed_note(setting, competition)
+            if note:
+                fix(self.fields[setting.name], note)
+        if competition.status != Competition.Status.OPEN:
+            fix(self.fields["options"], closed_note(competition))
 
     @property
-    def format(self) -> Format:
-        return format_of(self.instance)
+    def format(self) -> Format | None:
+        """The competition's format; None if this server does not have it (a format module removed)."""
+        try:
+            return format_of(self.instance)
+        except UnknownFormat:
+            return None
 
     @property
     def spec(self) -> Spec:
-        return tuple(s for s in competition_spec(self.format) if s.changes is not Changes.AT_CREATION)
+        return () if self.format is None else competition_spec(self.format)
+
+    def _changed(self) -> set[str]:
+        # A disabled JSONField counts itself changed when nothing was sent (Django compares with None).
+        return {name for name in self.changed_data if not self.fields[name].disabled}
 
     def changed_settings(self) -> dict[str, object]:
-        changed = set(self.changed_data)
+        """The settings whose fields changed."""
+        changed = self._changed()
         return {name: value for name, value in setting_values(self.spec, self.cleaned_data).items() if name in changed}
+
+    def update_arguments(self) -> dict[str, Any]:
+        """What changed, as competition_update takes it (what did not change left out)."""
+        changed, data = self._changed(), self.cleaned_data
+        return {
+            "name": data["name"] if "name" in changed else None,
+            "options": data["options"] if "options" in changed else None,
+            "settings": self.changed_settings(),
+        }
+
+    def _sent_to_fixed(self, name: str) -> tuple[bool, object]:
+        """Whether the request sent a value for the disabled field ``name`` (a browser never does), and that
+        value read by the field; a value the field refuses goes on it."""
+        field, key = self.fields[name], self.add_prefix(name)
+        if key not in self.data:
+            return False, None
+        try:
+            return True, field.clean(field.widget.value_from_datadict(self.data, self.files, key))
+        except ValidationError as error:
+            self.add_error(name, error)
+            return False, None
+
+    def fixed_changes(self) -> dict[str, object]:
+        """The settings sent for disabled fields with a value other than the stored one: the services refuse
+        them, saying why."""
+        format = self.format
+        if format is None:
+            return {}
+        current = current_settings(self.instance, format)
+        sent: dict[str, object] = {}
+        for setting in self.spec:
+            if not self.fields[setting.name].disabled:
+                continue
+            given, value = self._sent_to_fixed(setting.name)
+            if given:
+                sent.update(setting_values((setting,), {setting.name: value}))
+        return {name: value for name, value in sent.items() if value != current.get(name)}
+
+    def _fixed_options_changed(self) -> None:
+        competition: Competition = self.instance
+        given, value = self._sent_to_fixed("options")
+        if not given or value == competition.options:
+            return
+        if competition.status == Competition.Status.OPEN:  # open, but of a format this server lacks
+            self.add_error("options", "Cannot change: this server does not have the competition's format.")
+        else:  # the words competition_update refuses it with
+            self.add_error(
+                "options", f"Can change only while entries are open; the competition is {competition.status}."
+            )
 
     def clean(self) -> dict[str, Any]:
         super().clean()
         data = self.cleaned_data
         competition: Competition = self.instance
-        if "options" in self.changed_data and "options" not in self.errors:
+        if self.fields["options"].disabled:
+            self._fixed_options_changed()
+        elif "options" in self._changed() and "options" not in self.errors:
             check_options(self, data, game=competition.game, players_per_match=competition.players_per_match)
-        if not self.errors and self.changed_settings():
+        given = {**self.changed_settings(), **self.fixed_changes()}
+        format = self.format
+        if given and format is not None and not _spec_errors(self, self.spec):
             _settings_checked(
-                self,
-                self.format,
-                self.changed_settings(),
-                club_id=competition.club_id,
-                game=competition.game,
-                current=competition,
+                self, format, given, club_id=competition.club_id, game=competition.game, current=competition
             )
         return data
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.http import HttpRequest
+from django.utils.text import capfirst
 
 from engine.games import UnknownGame
 from engine.games.profile import Breakdown, Race, SetTable
@@ -23,7 +24,7 @@ from tournaments.competition_sheets import (
     standings_lines,
     standings_order_note,
 )
-from tournaments.formats.registry import format_of
+from tournaments.formats.registry import UnknownFormat, format_of
 from tournaments.models import Competition, Match, MatchParticipant
 from tournaments.selectors import (
     GameBreakdown,
@@ -40,11 +41,14 @@ UNKNOWN_GAME_NOTE = "this server does not have that game (ENGINE_GAMES, docs/dep
 
 @contextmanager
 def unknown_game_reported(request: HttpRequest) -> Iterator[None]:
-    """Build a page's parts that need the game; a game this server lacks is said on the page, not a 500."""
+    """Build a page's parts that need the game (and the format); a game or a format this server lacks is said
+    on the page, not a 500."""
     try:
         yield
     except UnknownGame as exc:
         messages.error(request, f"{exc}: {UNKNOWN_GAME_NOTE}, so its standings and matches cannot be shown.")
+    except UnknownFormat as exc:
+        messages.error(request, f"{capfirst(str(exc))}, so its settings, standings and matches cannot be shown.")
 
 
 # --- Lines the templates print ------------------------------------------------------------------------

@@ -50,6 +50,9 @@ class Setting:
     #: Whether a stage that cuts to this format sets it for the format (a knockout's advance_count), as a
     #: setting of the stage (tournaments/formats/stages.py).
     from_stage: bool = False
+    #: The heading a form shows it under, with the other settings of that heading; "" for the format's own
+    #: part (a stage's cut to a knockout is a part of its own).
+    section: str = ""
 
     def parse(self, value: object) -> Value:
         """The value as stored, or SettingRefused."""

@@ -23,6 +23,8 @@ from tournaments.models import Competition, Entrant
 
 #: The most that can go on from a stage.
 MAX_CUT = 1024
+#: The forms' heading of the cut and of the settings the knockout takes from the stage.
+CUT_SECTION = "Finish with a knockout (optional)"
 
 
 class StageTarget(Format, Protocol):
@@ -40,7 +42,12 @@ class Staged:
         self.open_while_running = base.open_while_running
         self.start_order = base.start_order
         self.chart_over_time = base.chart_over_time
-        carried = {s.name: s for target in cuts_to for s in target.settings if s.from_stage}
+        carried = {
+            s.name: dataclasses.replace(s, section=CUT_SECTION)
+            for target in cuts_to
+            for s in target.settings
+            if s.from_stage
+        }
         self.carried: Spec = tuple(carried.values())
         self.settings: Spec = (
             *base.settings,
@@ -52,13 +59,15 @@ class Staged:
                 nullable=True,
                 minimum=2,
                 maximum=MAX_CUT,
+                section=CUT_SECTION,
             ),
             Choice(
                 name="cut_format",
                 label="The knockout",
-                help="with cut_to: the knockout they go on to",
+                help="the knockout its best go on to, if any",
                 default="",
                 choices=(("", "No knockout"), *((t.key, t.label) for t in cuts_to)),
+                section=CUT_SECTION,
             ),
             *self.carried,
         )
@@ -114,7 +123,8 @@ class Staged:
         stage = Competition.objects.get(pk=competition_id)
         target = self.targets.get(str(setting(stage, "cut_format")))
         if target is not None and stage.next_stage_id is None:
-            _cut(stage, target, {s.name: setting(stage, s.name) for s in self.carried if s in target.settings})
+            takes = {s.name for s in target.settings}
+            _cut(stage, target, {s.name: setting(stage, s.name) for s in self.carried if s.name in takes})
 
     def joined_running(self, competition: Competition, entrant: Entrant) -> None:
         self.base.joined_running(competition, entrant)
