@@ -39,7 +39,9 @@ def knockout_of_bots(
     runs the start so that its matches (every round, each paired when the one before is over) are played."""
     club = ClubFactory()
     organiser = organiser_of(club)
-    competition = competition_create(club=club, created_by=organiser, name="Cup", game=game, format=format, **settings)
+    competition = competition_create(
+        club=club, created_by=organiser, name="Cup", game=game, format=format, settings=settings
+    )
     for name in bot_names(bots):
         version = BotVersionFactory(bot=BotFactory(owner=organiser, name=name, game=game), number=1)
         entrant_join(competition=competition, bot_version=version)

@@ -63,7 +63,7 @@ def challenge_ladder_with_history(committed: Committed) -> Ladder:
 
 def rating_ladder_with_a_leaver(rounds: int = 3) -> Competition:
     """Four bots over ``rounds`` rounds; the first one's bot is retired after round 1, so it leaves."""
-    competition = CompetitionFactory(format=Competition.Format.RATING_LADDER, games_per_match=3, name="Bot ladder")
+    competition = CompetitionFactory(format="rating_ladder", games_per_match=3, name="Bot ladder")
     for name in ("Rex", "Sid", "Tam", "Uma"):
         EntrantFactory(competition=competition, name=name)
     competition_start(competition=competition)
