@@ -1,4 +1,4 @@
-"""A knockout's bracket on its admin competition page and its public page (templates/competition_parts/bracket.html):
+"""A knockout's bracket on its admin competition page and its public page (templates/formats/knockout.html):
 one column per round with its tables by side, byes and who went out below, and the places; checked against
 the read model, bracket_view. Played through the services and the real engine; tests/e2e/test_knockout_pages.py
 draws the same pages in chromium."""
