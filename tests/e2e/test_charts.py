@@ -11,6 +11,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
+from django.contrib.auth import get_user_model
 
 from tests.e2e.conftest import SCREENSHOTS
 from tests.factories import CompetitionFactory, EntrantFactory, PlayerFactory, UserFactory
@@ -30,21 +31,26 @@ def played_competition() -> Competition:
     return competition
 
 
-class OfflineAdmin:
-    """A browser on the live server, signed in as a superuser unless told not to, with every request to
-    another host aborted and noted."""
+#: The narrowest window every page must fit without scrolling sideways (a phone held upright).
+PHONE_WIDTH = 390
 
-    def __init__(self, browser: Any, live_server: Any, *, sign_in: bool = True) -> None:
+
+class OfflineAdmin:
+    """A browser on the live server, ``width`` pixels wide, signed in as a superuser unless told not to, with
+    every request to another host aborted and noted."""
+
+    def __init__(self, browser: Any, live_server: Any, *, sign_in: bool = True, width: int = 1280) -> None:
         self.url = live_server.url
         self.outside: list[str] = []
         self.errors: list[str] = []
-        self.context = browser.new_context(viewport={"width": 1280, "height": 900})
+        self.context = browser.new_context(viewport={"width": width, "height": 900})
         self.page = self.context.new_page()
         self.page.route("**/*", self._only_local)
         self.page.on("pageerror", lambda error: self.errors.append(str(error)))
         if not sign_in:
             return
-        PlayerFactory(user=UserFactory(username="chief", is_staff=True, is_superuser=True))
+        if not get_user_model().objects.filter(username="chief").exists():  # a second browser of the same test
+            PlayerFactory(user=UserFactory(username="chief", is_staff=True, is_superuser=True))
         self.page.goto(f"{self.url}/admin/login/")
         self.page.fill("#id_username", "chief")
         self.page.fill("#id_password", "pw")
@@ -69,6 +75,29 @@ class OfflineAdmin:
     def screenshot(self, selector: str, name: str) -> None:
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         self.page.locator(selector).screenshot(path=str(SCREENSHOTS / name))
+
+    def past_the_edge(self, selector: str) -> list[str]:
+        """What inside the elements ``selector`` finds reaches past the window's right edge, so that the page
+        would scroll sideways: each as tag.class and its right edge. A bracket's rounds scroll within the
+        bracket, which is allowed; the bracket's own box must fit."""
+        found: list[str] = self.page.evaluate(
+            """(selector) => {
+                const edge = document.documentElement.clientWidth;
+                const out = [];
+                for (const part of document.querySelectorAll(selector)) {
+                    for (const el of [part, ...part.querySelectorAll('*')]) {
+                        if (el.parentElement && el.parentElement.closest('.bracket')) continue;
+                        const box = el.getBoundingClientRect();
+                        if (box.width && box.right > edge + 0.5) {
+                            out.push(`${el.tagName.toLowerCase()}.${el.className} ${Math.round(box.right)}`);
+                        }
+                    }
+                }
+                return out;
+            }""",
+            selector,
+        )
+        return found
 
 
 def test_the_rating_chart_draws_offline_one_line_per_entrant(browser: Any, live_server: Any) -> None:

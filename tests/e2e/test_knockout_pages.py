@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.test_charts import OfflineAdmin
-from tests.e2e.test_ladder_pages import full_page
+from tests.e2e.test_ladder_pages import full_page, parts_on_a_phone
 from tests.tournaments.test_knockout_pages import knockout_of_bots
 from tournaments.knockout_selectors import BracketView, bracket_view
 
@@ -72,6 +72,8 @@ def test_a_single_elimination_s_bracket_reads_on_its_admin_page_and_its_public_p
     on_public = bracket_facts(visitor)
     full_page(visitor, "knockout-public-page.png")
     visitor.context.close()
+    # At a phone's width only the bracket's rounds scroll, within the bracket, on either page.
+    on_a_phone = parts_on_a_phone(browser, live_server, competition, ("bracket-section",))
 
     assert admin.outside == [] and admin.errors == [] and visitor.outside == [] and visitor.errors == []
     assert len(view.rounds) == 3 and view.finished
@@ -84,6 +86,7 @@ def test_a_single_elimination_s_bracket_reads_on_its_admin_page_and_its_public_p
     # Every table's match is linked on the admin page, none on the public one.
     assert on_admin["admin_links"] == sum(len(r.tables) for r in view.rounds)
     assert on_public["admin_links"] == 0
+    assert on_a_phone == []
 
 
 def test_a_double_elimination_s_bracket_reads_on_its_admin_page(browser: Any, live_server: Any) -> None:

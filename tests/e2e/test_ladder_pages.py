@@ -12,7 +12,7 @@ import pytest
 from django.utils import timezone
 
 from tests.e2e.conftest import SCREENSHOTS
-from tests.e2e.test_charts import OfflineAdmin
+from tests.e2e.test_charts import PHONE_WIDTH, OfflineAdmin
 from tests.tournaments.test_ladder_admin import challenge_ladder_with_history, rating_ladder_with_a_leaver
 from tournaments.models import Challenge, Competition, Entrant, Match
 
@@ -33,6 +33,25 @@ def spread_over_days(competition: Competition, hours_apart: int) -> None:
 def full_page(visitor: OfflineAdmin, name: str) -> None:
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     visitor.page.screenshot(path=str(SCREENSHOTS / name), full_page=True)
+
+
+def parts_on_a_phone(browser: Any, live_server: Any, competition: Competition, parts: tuple[str, ...]) -> list[str]:
+    """Open the competition's admin page and its public page at a phone's width, screenshot each of the format's
+    ``parts`` (element ids) as var/screenshots/<id>-<admin|public>-390.png, and say what in them reaches past the
+    window's edge on either page (nothing should)."""
+    past: list[str] = []
+    for page, path in (
+        ("admin", f"/admin/tournaments/competition/{competition.pk}/change/"),
+        ("public", f"/competitions/{competition.pk}/"),
+    ):
+        visitor = OfflineAdmin(browser, live_server, sign_in=page == "admin", width=PHONE_WIDTH)
+        visitor.page.goto(f"{visitor.url}{path}")
+        past += [f"{page}: {what}" for what in visitor.past_the_edge(", ".join(f"#{part}" for part in parts))]
+        for part in parts:
+            visitor.screenshot(f"#{part}", f"{part}-{page}-{PHONE_WIDTH}.png")
+        visitor.context.close()
+        assert visitor.outside == [] and visitor.errors == []
+    return past
 
 
 def x_range(visitor: OfflineAdmin) -> float:
@@ -72,11 +91,11 @@ def test_a_challenge_ladder_s_admin_page_draws_its_places_its_history_and_its_ch
     admin.page.goto(f"{admin.url}/admin/tournaments/competition/{ladder.id}/change/")
     admin.page.wait_for_selector("#rating-chart[data-drawn=true]", timeout=15_000)
     rungs = cells(admin, "#ladder tbody tr")
-    history = cells(admin, "#ladder-history tbody tr")
+    history = cells(admin, "#challenges tbody tr")
     lines = admin.datasets("#rating-chart")
     ticks = x_tick_labels(admin)
     admin.screenshot("#ladder", "ladder-admin-places.png")
-    admin.screenshot("#ladder-history", "ladder-admin-history.png")
+    admin.screenshot("#challenges", "ladder-admin-history.png")
     admin.screenshot("#ratings", "ladder-admin-chart.png")
     full_page(admin, "ladder-admin-page.png")
     declined_id = Challenge.objects.get(competition_id=ladder.id, number=2).pk
@@ -86,16 +105,18 @@ def test_a_challenge_ladder_s_admin_page_draws_its_places_its_history_and_its_ch
     admin.context.close()
 
     assert admin.outside == [] and admin.errors == []
-    assert [row[:2] for row in rungs] == [[str(place), name] for place, name in enumerate(places, start=1)]
-    assert rungs[-1][3].startswith("challenge 4 (issued, ")
+    assert [[row[0], row[1].removesuffix(" (bot)")] for row in rungs] == [
+        [str(place), name] for place, name in enumerate(places, start=1)
+    ]
+    assert rungs[-1][2] == "Challenge 4: challenging, not accepted yet"
     assert [row[0] for row in history] == ["4", "3", "2", "1"]
     declined = history[2]
-    assert declined[1:5] == ["declined", "Cat", "Bob", "Bob declined: Bob forfeited"]
-    assert "Bob → Cat" in declined[7]
+    assert declined[1] == "Cat challenged Bob" and declined[2].startswith("Bob declined: Bob forfeited ")
+    assert "Bob → Cat" in declined[3]
     assert "Bob → Cat" not in challenge_page  # the change page lays places out as a table: before, after
     assert "Places before → after" in challenge_page and "moved" in challenge_page
     played = Challenge.objects.get(competition_id=ladder.id, number=1)
-    assert history[3][6] == f"match {played.match_id}"
+    assert history[3][2].endswith(f" match {played.match_id}")
     # Against time: epoch seconds of the matches' finishes, every line left to right.
     assert lines and all(point[0] > 1_700_000_000 for line in lines for point in line["points"])
     assert all(ticks) and not any(label.replace(".", "").isdigit() for label in ticks)
@@ -119,8 +140,8 @@ def test_a_challenge_ladder_s_public_page_shows_the_places_and_the_latest_challe
     assert [row[0] for row in rungs] == [str(place) for place in range(1, len(places) + 1)]
     assert [row[1].removesuffix(" (bot)") for row in rungs] == places
     assert [row[0] for row in challenges] == ["4", "3", "2", "1"]
-    assert challenges[2][3] == "Bob declined: Bob forfeited"
-    assert challenges[0][3] == "Issued" and challenges[0][4].startswith("due by ")
+    assert challenges[2][1] == "Cat challenged Bob" and challenges[2][2].startswith("Bob declined: Bob forfeited ")
+    assert challenges[0][2].startswith("Not accepted yet due by ") and "match" not in challenges[3][2]
     # Its matches all finished within a second or two of the start: the axis is a minute or so wide, not
     # the years Chart.js would make of an almost empty range of epoch seconds.
     assert 60 <= span <= 180
@@ -170,3 +191,13 @@ def test_a_rating_ladder_s_admin_page_shows_its_progress_and_marks_who_left(
     assert [name for name in names if name.endswith("(left)")] == ["Rex (left)"]
     # Twelve hours or so of rounds: clock times, the day under the first.
     assert ticks and ":" in ticks[0] and len(ticks[0].split()) == 3
+
+
+def test_the_ladders_parts_fit_a_phone_on_both_pages(browser: Any, live_server: Any, settings: Any) -> None:
+    settings.RATING_LADDER_BATCH = 200
+    settings.RATING_LADDER_PLACEMENT_MATCHES = 2
+    settings.RATING_LADDER_EXPLORATION_PERCENT = 0
+    ladder = challenge_ladder_with_history(nullcontext)
+    assert parts_on_a_phone(browser, live_server, ladder.competition, ("ladder", "challenges")) == []
+    rating = rating_ladder_with_a_leaver(rounds=2)
+    assert parts_on_a_phone(browser, live_server, rating, ("rating-ladder",)) == []

@@ -1,4 +1,4 @@
-"""A knockout's bracket on its admin competition page and its public page (templates/competition_parts/bracket.html):
+"""A knockout's bracket on its admin competition page and its public page (templates/formats/knockout.html):
 one column per round with its tables by side, byes and who went out below, and the places; checked against
 the read model, bracket_view. Played through the services and the real engine; tests/e2e/test_knockout_pages.py
 draws the same pages in chromium."""
@@ -39,7 +39,9 @@ def knockout_of_bots(
     runs the start so that its matches (every round, each paired when the one before is over) are played."""
     club = ClubFactory()
     organiser = organiser_of(club)
-    competition = competition_create(club=club, created_by=organiser, name="Cup", game=game, format=format, **settings)
+    competition = competition_create(
+        club=club, created_by=organiser, name="Cup", game=game, format=format, settings=settings
+    )
     for name in bot_names(bots):
         version = BotVersionFactory(bot=BotFactory(owner=organiser, name=name, game=game), number=1)
         entrant_join(competition=competition, bot_version=version)

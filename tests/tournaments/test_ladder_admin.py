@@ -13,9 +13,11 @@ from typing import Any, cast
 import pytest
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import connection
+from django.template.defaultfilters import date
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
+from django.utils.text import capfirst
 
 from config import background
 from league.services import bot_retire
@@ -63,7 +65,7 @@ def challenge_ladder_with_history(committed: Committed) -> Ladder:
 
 def rating_ladder_with_a_leaver(rounds: int = 3) -> Competition:
     """Four bots over ``rounds`` rounds; the first one's bot is retired after round 1, so it leaves."""
-    competition = CompetitionFactory(format=Competition.Format.RATING_LADDER, games_per_match=3, name="Bot ladder")
+    competition = CompetitionFactory(format="rating_ladder", games_per_match=3, name="Bot ladder")
     for name in ("Rex", "Sid", "Tam", "Uma"):
         EntrantFactory(competition=competition, name=name)
     competition_start(competition=competition)
@@ -116,40 +118,90 @@ def root(client: Client) -> Client:
 # --- Reading pages -------------------------------------------------------------------------------------
 
 
-class _TableById(HTMLParser):
-    """The text of every cell of the table with a given id (the public page's tables have ids)."""
+#: Elements that never have an end tag.
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 
-    def __init__(self, table_id: str) -> None:
+
+class _RowsIn(HTMLParser):
+    """The text of every table cell inside the element with a given id (itself a table, or a part holding some)."""
+
+    def __init__(self, element_id: str) -> None:
         super().__init__()
-        self.table_id = table_id
-        self.inside = False
+        self.element_id = element_id
+        self.depth = 0  # >0 while inside the element
         self.rows: list[list[str]] = []
         self.cell: list[str] | None = None
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag == "table" and dict(attrs).get("id") == self.table_id:
-            self.inside = True
-        elif self.inside and tag == "tr":
+        if tag in VOID:
+            return
+        if not self.depth:
+            self.depth = int(dict(attrs).get("id") == self.element_id)
+            if not self.depth:
+                return
+        else:
+            self.depth += 1
+        if tag == "tr":
             self.rows.append([])
-        elif self.inside and tag in ("td", "th"):
+        elif tag in ("td", "th"):
             self.cell = []
 
     def handle_endtag(self, tag: str) -> None:
-        if self.inside and tag in ("td", "th") and self.cell is not None:
+        if tag in VOID or not self.depth:
+            return
+        if tag in ("td", "th") and self.cell is not None:
             self.rows[-1].append(" ".join("".join(self.cell).split()))
             self.cell = None
-        elif tag == "table":
-            self.inside = False
+        self.depth -= 1
 
     def handle_data(self, data: str) -> None:
         if self.cell is not None:
             self.cell.append(data)
 
 
-def table_by_id(html: str, table_id: str) -> list[list[str]]:
-    parser = _TableById(table_id)
+def rows_in(html: str, element_id: str) -> list[list[str]]:
+    """The rows of the tables in the element with ``element_id``: the admin page and the public one give a
+    format's part the same ids."""
+    parser = _RowsIn(element_id)
     parser.feed(html)
     return parser.rows
+
+
+def part_text(html: str, element_id: str) -> str:
+    """The words of the element with ``element_id``, spaces squeezed."""
+    parser = _TextIn(element_id)
+    parser.feed(html)
+    return " ".join("".join(parser.text).split())
+
+
+#: Elements inside a line of text: the others part words as a browser's lines would.
+INLINE = {"a", "abbr", "b", "code", "em", "i", "small", "span", "strong"}
+
+
+class _TextIn(HTMLParser):
+    def __init__(self, element_id: str) -> None:
+        super().__init__()
+        self.element_id = element_id
+        self.depth = 0
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in VOID:
+            return
+        if self.depth:
+            self.depth += 1
+            self.text.append("" if tag in INLINE else " ")
+        elif dict(attrs).get("id") == self.element_id:
+            self.depth = 1
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag not in VOID and self.depth:
+            self.depth -= 1
+            self.text.append("" if tag in INLINE else " ")
+
+    def handle_data(self, data: str) -> None:
+        if self.depth:
+            self.text.append(data)
 
 
 def chart_data(html: str) -> list[dict[str, Any]]:
@@ -159,14 +211,37 @@ def chart_data(html: str) -> list[dict[str, Any]]:
 
 
 def expected_ladder_rows(ladder: Ladder) -> list[list[str]]:
-    """Place, name, person or bot, and the open challenge, as the admin page should list them."""
+    """Place, name (bots marked), and the open challenge in words, as both pages list them."""
     rows = []
     for place, name in enumerate(ladder.places(), start=1):
         entrant = Entrant.objects.get(competition_id=ladder.id, name=name)
         side = entrant.challenge_sides.filter(open=True).select_related("challenge").first()
-        open_text = "—" if side is None else f"challenge {side.challenge.number} ({side.challenge.status}, {side.role})"
-        rows.append([str(place), name, "person" if entrant.player_id else "bot", open_text])
+        if side is None:
+            open_text = "—"
+        else:
+            role = "challenging" if side.role == "challenger" else "challenged"
+            state = "not accepted yet" if side.challenge.status == "issued" else "accepted, not played yet"
+            open_text = f"Challenge {side.challenge.number}: {role}, {state}"
+        rows.append([str(place), name + ("" if entrant.player_id else " (bot)"), open_text])
     return rows
+
+
+def expected_history_row(challenge: Challenge, *, admin: bool) -> list[str]:
+    """A challenge as both pages list it (the admin's with a link to its match): number, who challenged whom,
+    how it ended and when, and the places it decided."""
+    defenders = challenge.sides.filter(role="defender").order_by("place").values_list("entrant__name", flat=True)
+    if challenge.decided_at:
+        result = f"{capfirst(challenge.outcome or challenge.get_status_display())} {date(challenge.decided_at, WHEN)}"
+    else:
+        result = f"Not accepted yet due by {date(challenge.deadline, WHEN)}"
+    if admin and challenge.match_id:
+        result += f" match {challenge.match_id}"
+    places = " ".join(names_moved(challenge)) if challenge.top_place is not None else "—"
+    return [str(challenge.number), f"{challenge.challenger.name} challenged {', '.join(defenders)}", result, places]
+
+
+#: How the pages write a time.
+WHEN = "j M Y H:i"
 
 
 def names_moved(challenge: Challenge) -> list[str]:
@@ -204,40 +279,58 @@ def test_a_challenge_ladder_s_page_shows_its_places_and_its_history(
     assert response.status_code == 200
     html = response.text
 
-    ladder_rows = table_rows(html, "ladder")
-    assert ladder_rows[0] == ["Place", "Entrant", "Person or bot", "Open challenge"]
+    ladder_rows = rows_in(html, "ladder")
+    assert ladder_rows[0] == ["Place", "Entrant", "Open challenge"]
     assert ladder_rows[1:] == expected_ladder_rows(ladder)
     assert len(ladder_rows) == 1 + 5  # Cog left
-    assert "Left the ladder (results kept in the standings): Cog v1 (bot," in " ".join(html.split())
+    assert "Left the ladder (their results stay in the standings): Cog v1 (bot) on " in part_text(html, "ladder")
 
-    history = table_rows(html, "ladder-history")
+    history = rows_in(html, "challenges")
+    assert history[0] == ["No.", "Challenge", "Result", "Places before → after"]
     challenges = list(Challenge.objects.filter(competition_id=ladder.id).order_by("-number"))
+    assert history[1:] == [expected_history_row(challenge, admin=True) for challenge in challenges]
     assert [row[0] for row in history[1:]] == ["4", "3", "2", "1"]
-    assert [row[1] for row in history[1:]] == ["issued", "played", "declined", "played"]
-    assert [row[2] for row in history[1:]] == [c.challenger.name for c in challenges]
-    assert history[3][3] == "Bob" and history[3][4] == "Bob declined: Bob forfeited"
-    assert history[2][2:4] == ["Ann", "Ace v1"]
-    for row, challenge in zip(history[1:], challenges, strict=True):
-        assert row[4] == (challenge.outcome or "—")
-        assert row[5].startswith("decided " if challenge.decided_at else "by ")
-        assert row[6] == (f"match {challenge.match_id}" if challenge.match_id else "—")
-        places = row[7]
-        if challenge.top_place is None:
-            assert places == "—"
-        else:
-            assert places == " ".join(names_moved(challenge))
+    assert history[3][1:3] == [
+        "Cat challenged Bob",
+        f"Bob declined: Bob forfeited {date(challenges[2].decided_at, WHEN)}",
+    ]
+    assert history[1][2].startswith("Not accepted yet due by ")
     # Challenge 2: Cat took Bob's place.
-    assert "Bob → Cat" in history[3][7]
+    assert "Bob → Cat" in history[3][3]
     for challenge in challenges:
         assert reverse("admin:tournaments_challenge_change", args=[challenge.pk]) in html
         if challenge.match_id:
             assert reverse("admin:tournaments_match_change", args=[challenge.match_id]) in html
+    for entrant in Entrant.objects.filter(competition_id=ladder.id, position__isnull=False):
+        assert reverse("admin:tournaments_entrant_change", args=[entrant.pk]) in html
 
     standings = table_rows(html, "standings")
     assert standings[-1][1] == "Cog v1 (left)"
     assert "Ordered by place on the ladder; those who left follow" in html
     assert response.context["rating_chart_axis"] == "time"
     assert 'data-x-axis="time"' in html
+
+
+def test_a_challenge_ladder_s_part_is_the_same_on_the_admin_page_and_the_public_one_but_for_admin_links(
+    root: Client, committed: Committed
+) -> None:
+    ladder = challenge_ladder_with_history(committed)
+    admin = root.get(change_url(ladder.competition)).text
+    public = Client().get(f"/competitions/{ladder.id}/").text
+
+    assert rows_in(public, "ladder") == rows_in(admin, "ladder")
+    challenges = Challenge.objects.filter(competition_id=ladder.id).order_by("-number")
+    assert rows_in(public, "challenges")[1:] == [expected_history_row(c, admin=False) for c in challenges]
+    assert part_text(public, "ladder") == part_text(admin, "ladder")
+    for part in ("ladder", "challenges"):
+        assert f'id="{part}"' in public and "/admin/" not in section_of(public, part)
+        assert "/admin/" in section_of(admin, part)
+
+
+def section_of(html: str, element_id: str) -> str:
+    """The markup from the element with ``element_id`` to the end of its section."""
+    start = html.index(f'id="{element_id}"')
+    return html[start : html.index("</section>", start)]
 
 
 def test_an_organiser_sees_the_challenges_of_their_clubs_ladders_only(client: Client, committed: Committed) -> None:
@@ -370,13 +463,14 @@ def test_a_rating_ladder_s_page_shows_its_rounds_its_table_by_rating_and_who_lef
     assert response.status_code == 200
     html = response.text
 
-    progress = dict((row[0], row[1]) for row in table_rows(html, "rating-ladder"))
+    progress = dict((row[0], row[1]) for row in rows_in(html, "rating-ladder"))
     done = competition.matches.filter(status="done").count()
     assert progress == {
         "Rounds played": "3",
-        "Matches done": f"{done} of {competition.matches.count()}",
+        "Matches played": f"{done} of {competition.matches.count()}",
         "Entrants who left": "1",
     }
+    assert "round after round until the ladder is cancelled" in part_text(html, "rating-ladder")
     standings = table_rows(html, "standings")[1:]
     assert_by_rating(competition, [row[1] for row in standings])
     assert [row[1] for row in standings if row[1].endswith("(left)")] == ["Rex (left)"]
@@ -395,11 +489,24 @@ def test_a_rating_ladder_s_page_shows_its_rounds_its_table_by_rating_and_who_lef
 def test_the_public_page_of_a_rating_ladder_shows_its_table_by_rating_and_the_chart_over_time(client: Client) -> None:
     competition = rating_ladder_with_a_leaver(rounds=2)
     html = client.get(f"/competitions/{competition.pk}/").text
-    names = [row[1] for row in table_by_id(html, "standings")[1:]]
+    names = [row[1] for row in rows_in(html, "standings")[1:]]
     assert_by_rating(competition, names)
     assert "Rex (left)" in names
     assert 'data-x-axis="time"' in html and len(chart_data(html)) == 4
-    assert "2 rounds played" in html
+    assert rows_in(html, "rating-ladder")[0] == ["Rounds played", "2"]
+
+
+@pytest.mark.usefixtures("not_sent", "rating_settings")
+def test_a_rating_ladder_s_part_is_the_same_on_both_pages_and_counts_to_its_last_round(root: Client) -> None:
+    competition = rating_ladder_with_a_leaver(rounds=2)
+    competition.settings = {**competition.settings, "ladder_rounds": 5}
+    competition.save(update_fields=["settings"])
+    admin = root.get(change_url(competition)).text
+    public = Client().get(f"/competitions/{competition.pk}/").text
+
+    assert part_text(public, "rating-ladder") == part_text(admin, "rating-ladder")
+    assert rows_in(public, "rating-ladder")[0] == ["Rounds played", "2 of 5"]
+    assert "until round 5." in part_text(public, "rating-ladder")
 
 
 def test_a_round_robin_s_chart_keeps_its_rounds(root: Client) -> None:
@@ -421,18 +528,21 @@ def test_the_public_page_of_a_challenge_ladder_shows_its_places_and_latest_chall
 ) -> None:
     ladder = challenge_ladder_with_history(committed)
     html = client.get(f"/competitions/{ladder.id}/").text
-    rows = table_by_id(html, "ladder")
-    assert [row[:2] for row in rows[1:]] == [
-        [str(place), name + (" (bot)" if name.endswith(" v1") else "")]
-        for place, name in enumerate(ladder.places(), start=1)
+    rows = rows_in(html, "ladder")
+    assert rows[1:] == expected_ladder_rows(ladder)
+    assert [row[1] for row in rows[1:]] == [
+        name + (" (bot)" if name.endswith(" v1") else "") for name in ladder.places()
     ]
-    challenges = table_by_id(html, "challenges")
+    challenges = rows_in(html, "challenges")
     assert [row[0] for row in challenges[1:]] == ["4", "3", "2", "1"]
-    assert challenges[3][1:4] == ["Cat", "Bob", "Bob declined: Bob forfeited"]
-    assert "Bob → Cat" in challenges[3][5]
+    assert challenges[3][1] == "Cat challenged Bob" and challenges[3][2].startswith("Bob declined: Bob forfeited ")
+    assert "Bob → Cat" in challenges[3][3]
+    assert "4 challenges, newest first." in part_text(html, "challenges")
 
 
-def test_the_public_page_lists_the_latest_twenty_challenges(client: Client, committed: Committed) -> None:
+def test_the_public_page_lists_the_latest_twenty_challenges_and_the_admin_a_hundred(
+    root: Client, committed: Committed
+) -> None:
     ladder = Ladder()
     bots = [ladder.bot(name) for name in "ab"]
     ladder.start(order=bots)
@@ -441,5 +551,10 @@ def test_the_public_page_lists_the_latest_twenty_challenges(client: Client, comm
         challenger, defender = (Entrant.objects.get(competition_id=ladder.id, name=n) for n in (low, top))
         with committed():
             assert ladder.challenge(ladder.organiser, challenger, defender).status_code == 201
-    rows = table_by_id(client.get(f"/competitions/{ladder.id}/").text, "challenges")[1:]
-    assert [row[0] for row in rows] == [str(n) for n in range(22, 2, -1)]
+    public = Client().get(f"/competitions/{ladder.id}/").text
+    assert [row[0] for row in rows_in(public, "challenges")[1:]] == [str(n) for n in range(22, 2, -1)]
+    assert "The latest 20 of 22 challenges, newest first." in part_text(public, "challenges")
+    assert "Every challenge of this ladder" not in public
+    admin = root.get(change_url(ladder.competition)).text
+    assert [row[0] for row in rows_in(admin, "challenges")[1:]] == [str(n) for n in range(22, 0, -1)]
+    assert "22 challenges, newest first." in part_text(admin, "challenges")

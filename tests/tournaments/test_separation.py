@@ -7,10 +7,12 @@ from itertools import pairwise
 from typing import Any
 
 import pytest
+from django.template.defaultfilters import floatformat
 
 from league.models import Membership
 from tests.factories import BotFactory, BotVersionFactory, ClubFactory, MembershipFactory
 from tests.league.test_api_support import client_for
+from tests.tournaments.test_ladder_admin import part_text
 from tournaments.models import Competition, Game, Match
 from tournaments.sprt import SprtSettings, SprtState, sprt
 
@@ -76,17 +78,29 @@ def test_rounds_follow_until_the_test_decides_or_the_cap_and_the_verdict_is_the_
     seats = [tuple(m.participants.order_by("seat").values_list("entrant_id", flat=True)) for m in matches]
     assert all(a == tuple(reversed(b)) for a, b in pairwise(seats))
     page = admin_client.get(f"/admin/tournaments/competition/{competition}/change/")
-    assert page.status_code == 200 and b"Play to separation" in page.content
-    # The public page says the same to anyone.
-    public = client_for().get(f"/competitions/{competition}/").content.decode()
-    assert f"{state.games} game" in public and f"{state.wins} won" in public
-    name = shown["first"]["name"]
+    assert page.status_code == 200
+    admin_part = part_text(page.content.decode(), "separation")
+    # The public page says the same to anyone, in the same words.
+    public = part_text(client_for().get(f"/competitions/{competition}/").content.decode(), "separation")
+    assert public == admin_part and public.startswith("Play to separation ")
+    name, other = shown["first"]["name"], shown["second"]["name"]
+    assert (
+        f"Games {state.games}: {name} won {state.wins}, drew {state.draws} and lost {state.losses} against {other}"
+        in public
+    )
+    elo1 = f"an edge of {options['elo1']:g} Elo"
+    assert f"Has {name} {elo1} over {other} (H1), or no edge (H0)?" in public
     words = {
-        "H0": f"H0 accepted: {name}&#x27;s edge is 0 Elo, not {options['elo1']:g} Elo",
-        "H1": f"H1 accepted: {name}&#x27;s edge is {options['elo1']:g} Elo, not 0 Elo",
-        "cap": "Stopped undecided after",
+        "H0": f"Decided: {name} does not have {elo1} over {other} (no edge fits the games better: H0 accepted).",
+        "H1": f"Decided: {name} is the stronger ({elo1} fits the games better than no edge: H1 accepted).",
+        "cap": f"Stopped undecided after {options['max_games']} games:",
     }
     assert words[verdict.decision] in public
+    # The page rounds as Django's floatformat does.
+    assert f"Evidence so far {floatformat(verdict.llr, 3)} (the log-likelihood ratio)." in public
+    upper, lower = floatformat(verdict.upper, 3), floatformat(verdict.lower, 3)
+    assert f"at {upper} or above the test accepts H1, at {lower} or below it accepts H0" in public
+    assert "At most 5% of such tests accept H1 when H0 is true (α 0.05)" in public
 
 
 @pytest.mark.parametrize(

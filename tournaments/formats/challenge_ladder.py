@@ -13,6 +13,7 @@ from league.errors import Conflict
 from tournaments.formats.base import Ranking
 from tournaments.formats.ladders import Ladder
 from tournaments.formats.spec import Changes, Spec, WholeNumber
+from tournaments.formats.values import whole_setting
 from tournaments.ladder_selectors import challenge_ladder, challenge_lines
 from tournaments.models import Competition, Entrant, Standing
 from tournaments.services.challenge_decisions import challenge_settle_played, ladder_order, ladder_places_set
@@ -88,6 +89,8 @@ class ChallengeLadder(Ladder):
             {
                 "competition": competition,
                 "admin": admin,
+                "reach": whole_setting(competition, "challenge_reach"),
+                "days": whole_setting(competition, "challenge_days"),
                 "challenge_ladder": challenge_ladder(competition),
                 "challenge_history": challenge_lines(competition, limit=limit),
                 "challenge_count": competition.challenges.count(),

@@ -13,6 +13,7 @@ from django.utils import timezone
 from tournaments.formats.base import Ranking
 from tournaments.formats.ladders import Ladder
 from tournaments.formats.spec import Changes, Spec, WholeNumber
+from tournaments.formats.values import whole_setting
 from tournaments.ladder_selectors import rating_ladder_progress
 from tournaments.models import Competition, Entrant
 from tournaments.services.challenge_decisions import table_changed
@@ -63,7 +64,11 @@ class RatingLadder(Ladder):
     def page_part(self, competition: Competition, *, admin: bool) -> str:
         return render_to_string(
             "formats/rating_ladder.html",
-            {"competition": competition, "admin": admin, "rating_ladder": rating_ladder_progress(competition)},
+            {
+                "admin": admin,
+                "ladder_rounds": whole_setting(competition, "ladder_rounds"),
+                "rating_ladder": rating_ladder_progress(competition),
+            },
         )
 
 

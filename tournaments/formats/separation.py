@@ -95,7 +95,23 @@ class PlayToSeparation(FormatBase):
         report = separation_report(competition)
         if report is None:
             return ""
-        return render_to_string("formats/separation.html", {"separation": report, "admin": admin})
+        return render_to_string(
+            "formats/separation.html", {"separation": report, "admin": admin, "words": _in_words(report.settings)}
+        )
+
+
+def _in_words(settings: SprtSettings) -> dict[str, str]:
+    """The test's settings as the page says them: each hypothesis an edge, each error rate a percentage."""
+
+    def edge(elo: float) -> str:
+        return "no edge" if elo == 0 else f"an edge of {elo:g} Elo"
+
+    return {
+        "edge0": edge(settings.elo0),
+        "edge1": edge(settings.elo1),
+        "alpha": f"{settings.alpha * 100:g}%",
+        "beta": f"{settings.beta * 100:g}%",
+    }
 
 
 def _first_round(entrants: list[int], table_size: int) -> list[list[Table]]:
