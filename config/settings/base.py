@@ -288,7 +288,6 @@ SPECTACULAR_SETTINGS = {
     "PARSER_WHITELIST": ["rest_framework.parsers.JSONParser"],
     # Several models have a Status or Kind; name each enum after its model so the schema has no clashes.
     "ENUM_NAME_OVERRIDES": {
-        "CompetitionKindEnum": "tournaments.models.Competition.Kind",
         "CompetitionStatusEnum": "tournaments.models.Competition.Status",
         "MatchStatusEnum": "tournaments.models.Match.Status",
         "BotVersionKindEnum": "league.models.BotVersion.Kind",

@@ -40,7 +40,7 @@ def test_a_club_member_creates_a_competition_and_organises_it() -> None:
         ({"options": [1, 2]}, "options", 'Expected a dictionary of items but got type "list".'),
         ({"players_per_match": "two"}, "players_per_match", "A valid integer is required."),
         ({"players_per_match": 3}, "players_per_match", "war seats 2 to 2 at a table, not 3"),
-        ({"games_per_match": 0}, "games_per_match", "Ensure this value is greater than or equal to 1."),
+        ({"games_per_match": 0}, "games_per_match", "must be between 1 and 1000"),
         ({"max_entrants": True}, "max_entrants", "A valid integer is required."),
         ({"format": "monrad"}, "format", '"monrad" is not a valid choice.'),
         ({"club": 999999}, "club", 'Invalid pk "999999" - object does not exist.'),

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
 from typing import Any
 
 from django.db.models import QuerySet
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound, PermissionDenied, ValidationError
@@ -19,9 +18,9 @@ from league.api.identity import viewing_player
 from league.selectors import club_role
 from tournaments.api.filters import CompetitionFilter
 from tournaments.api.format_serializers import (
-    DEFAULT_FORMAT,
     CompetitionSerializer,
     any_format,
+    chosen_format_key,
     create_serializer,
     update_serializer,
 )
@@ -38,7 +37,6 @@ from tournaments.api.serializers import (
     SeparationSerializer,
 )
 from tournaments.formats.knockout import knockout_bracket
-from tournaments.formats.registry import format_keys
 from tournaments.formats.separation import separation_of
 from tournaments.models import Competition
 from tournaments.selectors import competition_list, competition_progress, head_to_head, rating_history
@@ -51,6 +49,10 @@ from tournaments.services.competitions import (
 from tournaments.services.play import competition_play_now
 
 
+# CompetitionSerializer shows each competition by its format's own serializer; the schema gives those shapes.
+@extend_schema_view(
+    list=extend_schema(responses=any_format("output")), retrieve=extend_schema(responses=any_format("output"))
+)
 class CompetitionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet[Competition]):
     """Tournaments, leagues and ladders (the Competition model), newest first."""
 
@@ -71,10 +73,7 @@ class CompetitionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, views
         """Create a competition of a format: the body's fields are those every competition has and the
         format's own settings (each format's shape in the schema); a setting the format does not have is a
         400 naming it."""
-        key = request.data.get("format", DEFAULT_FORMAT) if isinstance(request.data, Mapping) else DEFAULT_FORMAT
-        if not isinstance(key, str) or key not in format_keys():
-            raise ValidationError({"format": [f"choose one of {', '.join(format_keys())}"]})
-        data = create_serializer(key)(data=request.data)
+        data = create_serializer(chosen_format_key(request.data))(data=request.data)
         data.is_valid(raise_exception=True)
         fields = dict(data.validated_data)
         club = fields.pop("club")

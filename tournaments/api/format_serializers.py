@@ -2,8 +2,10 @@
 can never take a setting the service would not, with other bounds, or drop one in silence.
 
 For each registered format there is a create, an update and an output serializer: the fields every
-competition has, then the format's own settings, each field made from its declared setting. The schema
-states each format's shape, chosen by ``format`` (tournaments/api/competitions.py).
+competition has, then the format's own settings, each field made from its declared setting. A setting's
+field reads the value as DRF reads it (a form's text included) and then through the setting's own spec
+(``Setting.parse``): the API refuses what the service refuses, in the same words, and the schema states the
+spec's bounds. The schema gives each format's shape, chosen by ``format`` (``any_format``).
 """
 
 from __future__ import annotations
@@ -11,7 +13,9 @@ from __future__ import annotations
 from functools import cache
 from typing import Any, cast
 
-from drf_spectacular.extensions import OpenApiSerializerFieldExtension
+from django.http import QueryDict
+from drf_spectacular.extensions import OpenApiSerializerExtension, OpenApiSerializerFieldExtension
+from drf_spectacular.serializers import PolymorphicProxySerializerExtension
 from drf_spectacular.utils import PolymorphicProxySerializer
 from rest_framework import serializers
 
@@ -22,6 +26,7 @@ from tournaments.api.serializers import MAX_SEED
 from tournaments.formats.base import Format
 from tournaments.formats.common import competition_spec
 from tournaments.formats.registry import format_keys, get_format
+from tournaments.formats.round_robin import ROUND_ROBIN
 from tournaments.formats.spec import (
     BotVersionRef,
     Changes,
@@ -30,70 +35,252 @@ from tournaments.formats.spec import (
     Flag,
     Number,
     Setting,
+    SettingRefused,
+    Value,
     WholeNumber,
 )
 from tournaments.formats.values import setting as setting_value
 from tournaments.models import Competition
 
+#: A competition created without a format is a round robin.
+DEFAULT_FORMAT = ROUND_ROBIN.key
+
+#: What a creation chooses once and no change can touch.
+CHOSEN_AT_CREATION = ("club", "game", "format", "seed")
+
+#: Django's CSRF token, which a form posted from a page carries beside its fields.
+CSRF_FIELD = "csrfmiddlewaretoken"
+
+
+# --- A setting's field --------------------------------------------------------------------------------------
+
+
+class SettingField:
+    """A field made from a declared setting (mixed into a DRF field)."""
+
+    setting: Setting
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Any:
+        # DRF copies every declared field for each serializer it makes; the setting is a frozen declaration,
+        # shared rather than copied each time.
+        memo[id(self.setting)] = self.setting
+        return super().__deepcopy__(memo)  # type: ignore[misc]
+
+
+def _checked(setting: Setting, value: object) -> Value:
+    try:
+        return setting.parse(value)
+    except SettingRefused as exc:
+        raise serializers.ValidationError(str(exc)) from None
+
+
+class WholeNumberField(SettingField, serializers.IntegerField):
+    def __init__(self, *, setting: Setting, **kwargs: Any) -> None:
+        self.setting = setting
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data: Any) -> Any:
+        return _checked(self.setting, super().to_internal_value(data))
+
+
+class NumberField(SettingField, serializers.FloatField):
+    def __init__(self, *, setting: Setting, **kwargs: Any) -> None:
+        self.setting = setting
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data: Any) -> Any:
+        return _checked(self.setting, super().to_internal_value(data))
+
+
+class FlagField(SettingField, serializers.BooleanField):
+    def __init__(self, *, setting: Setting, **kwargs: Any) -> None:
+        self.setting = setting
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data: Any) -> Any:
+        return _checked(self.setting, super().to_internal_value(data))
+
+
+class ChoiceSettingField(SettingField, serializers.ChoiceField):
+    def __init__(self, *, setting: Setting, **kwargs: Any) -> None:
+        self.setting = setting
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data: Any) -> Any:
+        return _checked(self.setting, super().to_internal_value(data))
+
+
+class ReferenceField(SettingField, serializers.PrimaryKeyRelatedField):  # type: ignore[type-arg]
+    """Another competition or a bot version by id: one that exists, which the format then checks."""
+
+    def __init__(self, *, setting: Setting, **kwargs: Any) -> None:
+        self.setting = setting
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data: Any) -> Any:
+        return _checked(self.setting, super().to_internal_value(data))
+
 
 def setting_field(setting: Setting, *, update: bool) -> serializers.Field[Any, Any, Any, Any]:
-    """The serializer field of one setting: its type, bounds and words from the spec."""
+    """The serializer field of one setting: its type from the spec, checked by the spec."""
     help_text = setting.help
     if update and setting.changes is Changes.WHILE_OPEN:
         help_text += " (only while entries are open)"
-    kwargs: dict[str, Any] = {"help_text": help_text, "allow_null": setting.nullable, "required": False}
+    if update and setting.changes is Changes.AT_CREATION:
+        help_text += " (set when the competition is created: another value is refused)"
+    kwargs: dict[str, Any] = {
+        "setting": setting,
+        "help_text": help_text,
+        "allow_null": setting.nullable,
+        "required": False,
+    }
     if not update:
         kwargs["default"] = setting.default
     if isinstance(setting, WholeNumber):
-        return serializers.IntegerField(min_value=setting.minimum, max_value=setting.maximum, **kwargs)
+        return WholeNumberField(**kwargs)
     if isinstance(setting, Number):
-        return serializers.FloatField(min_value=setting.minimum, max_value=setting.maximum, **kwargs)
+        return NumberField(**kwargs)
     if isinstance(setting, Flag):
-        return serializers.BooleanField(**kwargs)
+        return FlagField(**kwargs)
     if isinstance(setting, Choice):
-        return serializers.ChoiceField(choices=list(setting.values), **kwargs)
+        return ChoiceSettingField(choices=list(setting.choices), **kwargs)
     if isinstance(setting, CompetitionRef):
-        return serializers.PrimaryKeyRelatedField(queryset=Competition.objects.all(), **kwargs)
+        return ReferenceField(queryset=Competition.objects.all(), **kwargs)
     if isinstance(setting, BotVersionRef):
-        return serializers.PrimaryKeyRelatedField(queryset=BotVersion.objects.all(), **kwargs)
+        return ReferenceField(queryset=BotVersion.objects.all(), **kwargs)
     raise TypeError(f"no serializer field for a {type(setting).__name__}")
 
 
-class _SettingsInput(JSONInput[Competition]):
+def setting_bounds(setting: Setting) -> dict[str, Any]:
+    """A setting's bounds as the schema states them (OpenAPI 3.0: an exclusive bound is a flag beside it)."""
+    if isinstance(setting, WholeNumber):
+        return {"minimum": setting.minimum, "maximum": setting.maximum}
+    if isinstance(setting, Number):
+        bounds: dict[str, Any] = {}
+        if setting.minimum is not None:
+            bounds["minimum"] = setting.minimum
+            if setting.exclusive:
+                bounds["exclusiveMinimum"] = True
+        if setting.maximum is not None:
+            bounds["maximum"] = setting.maximum
+            if setting.exclusive:
+                bounds["exclusiveMaximum"] = True
+        return bounds
+    if isinstance(setting, CompetitionRef | BotVersionRef):
+        return {"minimum": 1}
+    return {}
+
+
+class SettingFieldSchema(OpenApiSerializerFieldExtension):
+    target_class = SettingField
+    match_subclasses = True
+
+    def map_serializer_field(self, auto_schema: Any, direction: Any) -> dict[str, Any]:
+        schema: dict[str, Any] = auto_schema._map_serializer_field(self.target, direction, bypass_extensions=True)
+        return {**schema, **setting_bounds(cast(SettingField, self.target).setting)}
+
+
+# --- The format's key ---------------------------------------------------------------------------------------
+
+
+class FormatKeyField(serializers.ChoiceField):
+    """``format``: one format's key, which picks the shape of the body."""
+
+    def __init__(self, *, key: str, label: str, **kwargs: Any) -> None:
+        self.key = key
+        super().__init__(choices=[(key, label)], **kwargs)
+
+
+class FormatKeySchema(OpenApiSerializerFieldExtension):
+    """Each format's key is an enum of its own, named after it (SwissFormatEnum), shared by its shapes."""
+
+    target_class = FormatKeyField
+
+    def get_name(self) -> str:
+        return _camel(cast(FormatKeyField, self.target).key) + "FormatEnum"
+
+    def map_serializer_field(self, auto_schema: Any, direction: Any) -> dict[str, Any]:
+        return {"type": "string", "enum": [cast(FormatKeyField, self.target).key]}
+
+
+def _camel(key: str) -> str:
+    return "".join(part.capitalize() for part in key.split("_"))
+
+
+# --- Bodies: creating and changing a competition ------------------------------------------------------------
+
+
+class FormatChosen(JSONInput[Any]):
+    """The format a creation names, a round robin if none; one this server lacks is a 400 naming ``format``."""
+
+    format = serializers.ChoiceField(choices=[], required=False)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        cast(serializers.ChoiceField, self.fields["format"]).choices = format_keys()
+
+
+def chosen_format_key(data: Any) -> str:
+    chosen = FormatChosen(data=data)
+    chosen.is_valid(raise_exception=True)
+    key: str = chosen.validated_data.get("format", DEFAULT_FORMAT)
+    return key
+
+
+class SettingsInput(JSONInput[Competition]):
     """A body whose every key is a field: a key this format does not have is a 400 naming it, never dropped."""
 
     competition_format: Format
+    #: Keys a creation takes that this body cannot change.
+    fixed: tuple[str, ...] = ()
 
     def to_internal_value(self, data: Any) -> Any:
         if isinstance(data, dict):
-            unknown = sorted(set(data) - set(self.fields))
+            known = set(self.fields) | ({CSRF_FIELD} if isinstance(data, QueryDict) else set())
+            unknown = sorted(set(data) - known)
             if unknown:
-                settings = ", ".join(s.name for s in self.competition_format.settings) or "none of its own"
-                raise serializers.ValidationError(
-                    {
-                        name: [
-                            f"the {self.competition_format.label} format has no setting {name!r}: its own settings "
-                            f"are {settings}"
-                        ]
-                        for name in unknown
-                    }
-                )
+                raise serializers.ValidationError({name: [self._unknown(name)] for name in unknown})
         return super().to_internal_value(data)
 
+    def _unknown(self, name: str) -> str:
+        if name in self.fixed:
+            return "is chosen when the competition is created and cannot change"
+        own = ", ".join(s.name for s in self.competition_format.settings) or "none"
+        return f"the {self.competition_format.label} format has no setting {name!r}: its own settings are {own}"
 
-def _name(format: Format, what: str) -> str:
-    return "".join(part.capitalize() for part in format.key.split("_")) + what
+
+class SettingsInputSchema(OpenApiSerializerExtension):
+    """The schema says what the body refuses: a key it does not list."""
+
+    target_class = SettingsInput
+    match_subclasses = True
+
+    def map_serializer(self, auto_schema: Any, direction: Any) -> dict[str, Any]:
+        schema: dict[str, Any] = auto_schema._map_serializer(self.target, direction, bypass_extensions=True)
+        return {**schema, "additionalProperties": False}
 
 
+def create_serializer(key: str) -> type[SettingsInput]:
+    return _create_serializer(get_format(key))
+
+
+def update_serializer(key: str) -> type[SettingsInput]:
+    return _update_serializer(get_format(key))
+
+
+# Cached by the format itself, not its key: a test may register another format under a key used before.
 @cache
-def create_serializer(key: str) -> type[_SettingsInput]:
-    format = get_format(key)
+def _create_serializer(format: Format) -> type[SettingsInput]:
+    default = format.key == DEFAULT_FORMAT
     fields: dict[str, Any] = {
         "club": serializers.PrimaryKeyRelatedField(queryset=Club.objects.all()),
         "name": serializers.CharField(max_length=120),
         "game": game_field(),
-        "format": serializers.ChoiceField(
-            choices=[key], required=False, default=key, help_text=f"{format.label}: {format.summary}"
+        "format": FormatKeyField(
+            key=format.key,
+            label=format.label,
+            help_text=f"{format.label}: {format.summary}" + (" (the format when none is given)" if default else ""),
+            **({"required": False, "default": format.key} if default else {}),
         ),
         #: Checked option by option by the engine; a bad one is a 400 naming it.
         "options": serializers.DictField(required=False, default=dict),
@@ -102,12 +289,13 @@ def create_serializer(key: str) -> type[_SettingsInput]:
         ),
         **{s.name: setting_field(s, update=False) for s in competition_spec(format)},
     }
-    return type(_name(format, "CompetitionCreate"), (_SettingsInput,), {**fields, "competition_format": format})
+    doc = f"A new {format.label.lower()} competition: the fields every competition has, then its own settings."
+    attributes = {**fields, "competition_format": format, "__doc__": doc}
+    return type(_camel(format.key) + "CompetitionCreate", (SettingsInput,), attributes)
 
 
 @cache
-def update_serializer(key: str) -> type[_SettingsInput]:
-    format = get_format(key)
+def _update_serializer(format: Format) -> type[SettingsInput]:
     fields: dict[str, Any] = {
         "name": serializers.CharField(max_length=120, required=False),
         "options": serializers.DictField(required=False, help_text="only while entries are open"),
@@ -117,13 +305,16 @@ def update_serializer(key: str) -> type[_SettingsInput]:
             required=False,
             help_text="members of the club who confirm transcripts and settle disputes; replaces the list",
         ),
-        **{
-            s.name: setting_field(s, update=True)
-            for s in competition_spec(format)
-            if s.changes is not Changes.AT_CREATION
-        },
+        # Every setting, even one set at creation: the service takes its current value back (a form sends every
+        # field) and refuses another, saying why.
+        **{s.name: setting_field(s, update=True) for s in competition_spec(format)},
     }
-    return type(_name(format, "CompetitionUpdate"), (_SettingsInput,), {**fields, "competition_format": format})
+    doc = f"A change to a {format.label.lower()} competition: only the fields it lists, each as its help says."
+    attributes = {**fields, "competition_format": format, "fixed": CHOSEN_AT_CREATION, "__doc__": doc}
+    return type(_camel(format.key) + "CompetitionUpdate", (SettingsInput,), attributes)
+
+
+# --- Output: a competition as the API shows it --------------------------------------------------------------
 
 
 class CompetitionBaseSerializer(serializers.ModelSerializer[Competition]):
@@ -161,72 +352,115 @@ class CompetitionBaseSerializer(serializers.ModelSerializer[Competition]):
         read_only_fields = fields
 
 
-@cache
 def output_serializer(key: str) -> type[CompetitionBaseSerializer]:
     """A competition of this format as the API shows it: its own settings beside the common fields."""
-    format = get_format(key)
+    return _output_serializer(get_format(key))
+
+
+@cache
+def _output_serializer(format: Format) -> type[CompetitionBaseSerializer]:
     fields: dict[str, Any] = {
-        "format": serializers.ChoiceField(choices=[key], read_only=True),
-        **{s.name: _output_field(s) for s in format.settings},
+        "format": FormatKeyField(key=format.key, label=format.label, read_only=True),
+        **{s.name: SettingShown(setting=s) for s in format.settings},
     }
     meta = type(
         "Meta", (CompetitionBaseSerializer.Meta,), {"fields": [*CompetitionBaseSerializer.Meta.fields, *fields]}
     )
-    return type(_name(format, "Competition"), (CompetitionBaseSerializer,), {**fields, "Meta": meta})
-
-
-def _output_field(setting: Setting) -> SettingShown:
-    return SettingShown(setting)
+    doc = f"A {format.label.lower()} competition: the fields every competition has, then its own settings."
+    return type(
+        _camel(format.key) + "Competition", (CompetitionBaseSerializer,), {**fields, "Meta": meta, "__doc__": doc}
+    )
 
 
 class SettingShown(serializers.Field[Any, Any, Any, Competition]):
     """A competition's format setting as stored (or its default), described in the schema by its spec."""
 
-    def __init__(self, setting: Setting) -> None:
+    def __init__(self, *, setting: Setting) -> None:
         self.setting = setting
         super().__init__(read_only=True, source="*", help_text=setting.help)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Any:
+        memo[id(self.setting)] = self.setting  # a frozen declaration: shared, not copied
+        return super().__deepcopy__(memo)
 
     def to_representation(self, competition: Competition) -> Any:
         return setting_value(competition, self.setting.name)
 
 
 class SettingShownSchema(OpenApiSerializerFieldExtension):
+    """A setting shown is described as the field that takes it: the same type, bounds and choices."""
+
     target_class = SettingShown
 
     def map_serializer_field(self, auto_schema: Any, direction: Any) -> dict[str, Any]:
-        return setting_schema(cast(SettingShown, self.target).setting)
-
-
-def setting_schema(setting: Setting) -> dict[str, Any]:
-    """A setting's JSON schema, from its spec."""
-    schema: dict[str, Any] = {"type": setting.kind, "description": setting.help}
-    if isinstance(setting, WholeNumber | Number):
-        schema.update(minimum=setting.minimum, maximum=setting.maximum)
-    if isinstance(setting, Choice):
-        schema["enum"] = list(setting.values)
-    if setting.nullable:
-        schema["nullable"] = True
-    return schema
+        taking = setting_field(cast(SettingShown, self.target).setting, update=True)
+        schema: dict[str, Any] = auto_schema._map_serializer_field(taking, direction)
+        return schema
 
 
 class CompetitionSerializer(serializers.Serializer[Competition]):
-    """Any competition, shown by its own format's serializer."""
+    """Any competition, shown by its own format's serializer (documented by ``any_format("output")``)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # One serializer per format for a whole page: DRF builds a serializer's fields each time one is made.
+        self._by_format: dict[str, CompetitionBaseSerializer] = {}
 
     def to_representation(self, instance: Competition) -> Any:
-        return output_serializer(instance.format)(instance, context=self.context).data
+        shown = self._by_format.get(instance.format)
+        if shown is None:
+            shown = self._by_format[instance.format] = output_serializer(instance.format)(context=self.context)
+        return shown.to_representation(instance)
 
 
-#: A competition created without a format is a round robin.
-DEFAULT_FORMAT = "round_robin"
+# --- The schema: one shape per format -----------------------------------------------------------------------
 
 
-def any_format(kind: str) -> PolymorphicProxySerializer:
-    """For the schema: one shape per format, chosen by ``format`` (a discriminated union)."""
-    makers = {"create": create_serializer, "update": update_serializer, "output": output_serializer}
-    make = makers[kind]
-    return PolymorphicProxySerializer(
-        component_name={"create": "CompetitionCreate", "update": "CompetitionUpdate", "output": "Competition"}[kind],
-        serializers={key: make(key) for key in format_keys()},
-        # An update's body has no format: the competition's own decides its shape.
-        resource_type_field_name="format" if kind != "update" else None,
+class FormatShapes(PolymorphicProxySerializer):
+    """For the schema: one shape per format registered when the schema is made."""
+
+    @property
+    def serializers(self) -> Any:
+        made = self._serializers
+        return made() if callable(made) else made
+
+    @serializers.setter
+    def serializers(self, value: Any) -> None:
+        self._serializers = value
+
+
+class FormatShapesSchema(PolymorphicProxySerializerExtension):
+    target_class = FormatShapes
+
+    def map_serializer(self, auto_schema: Any, direction: Any) -> dict[str, Any]:
+        schema: dict[str, Any] = super().map_serializer(auto_schema, direction)
+        if not self._has_discriminator():
+            # A change's body names no format: the competition's own decides which shape it must fit.
+            return {"anyOf": schema["oneOf"]}
+        if direction == "request":
+            # What every shape asks for, so the body is documented as required.
+            asked = [
+                set(auto_schema.resolve_serializer(self._prep_serializer(s), direction).schema.get("required", []))
+                for s in self.target.serializers.values()
+            ]
+            if asked and set.intersection(*asked):
+                schema["required"] = sorted(set.intersection(*asked))
+        return schema
+
+
+_SHAPES = {
+    "create": ("CompetitionCreate", create_serializer),
+    "update": ("CompetitionUpdate", update_serializer),
+    "output": ("Competition", output_serializer),
+}
+
+
+def any_format(kind: str) -> FormatShapes:
+    """For the schema: one shape per format (``kind``: create, update or output). A creation's and an output's
+    are a union discriminated by ``format``; a change's body fits the shape of the competition's format."""
+    name, make = _SHAPES[kind]
+    return FormatShapes(
+        component_name=name,
+        serializers=lambda: {key: make(key) for key in format_keys()},
+        resource_type_field_name=None if kind == "update" else "format",
     )
