@@ -48,6 +48,13 @@ STATED_BY_THE_SCHEMA = re.compile(
             r"^Select a valid choice\.",
             r"^give true or false$",
             r"(JSON|Multipart form) parse error",
+            # A competition setting's own spec (tournaments/formats/spec.py), through which the API reads each
+            # setting: its schema states the same bounds and choices.
+            r"^must be between -?[0-9.e+-]+ and -?[0-9.e+-]+$",
+            r"^must be more than -?[0-9.e+-]+ and less than -?[0-9.e+-]+$",
+            r"^give a (whole )?number$",
+            r"^choose one of '",
+            r"^give a value: this setting cannot be empty$",
             # BotVersionCreateSerializer's rules, which the schema states as one shape per kind.
             r"^an? \w+ version needs '\w+'$",
             r"^'\w+' is for \w+ versions, not \w+$",

@@ -142,8 +142,10 @@ def _components(schema: dict[str, Any], union: str) -> dict[str, dict[str, Any]]
     """Each format's component of a union (create, update or output), by format key."""
     components = schema["components"]["schemas"]
     shape = components[union]
-    refs = shape["discriminator"]["mapping"] if "discriminator" in shape else dict(
-        zip(format_keys(), [branch["$ref"] for branch in shape["anyOf"]], strict=True)
+    refs = (
+        shape["discriminator"]["mapping"]
+        if "discriminator" in shape
+        else dict(zip(format_keys(), [branch["$ref"] for branch in shape["anyOf"]], strict=True))
     )
     return {key: components[ref.rsplit("/", 1)[1]] for key, ref in refs.items()}
 

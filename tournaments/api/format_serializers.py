@@ -10,8 +10,8 @@ spec's bounds. The schema gives each format's shape, chosen by ``format`` (``any
 
 from __future__ import annotations
 
-from functools import cache
-from typing import Any, cast
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
 
 from django.http import QueryDict
 from drf_spectacular.extensions import OpenApiSerializerExtension, OpenApiSerializerFieldExtension
@@ -41,6 +41,8 @@ from tournaments.formats.spec import (
 )
 from tournaments.formats.values import setting as setting_value
 from tournaments.models import Competition
+
+_T = TypeVar("_T")
 
 #: A competition created without a format is a round robin.
 DEFAULT_FORMAT = ROUND_ROBIN.key
@@ -260,16 +262,21 @@ class SettingsInputSchema(OpenApiSerializerExtension):
         return {**schema, "additionalProperties": False}
 
 
-def create_serializer(key: str) -> type[SettingsInput]:
-    return _create_serializer(get_format(key))
+def _each_format(make: Callable[[Format], _T]) -> Callable[[str], _T]:
+    """``make`` once for each format, by its key; again for another format registered under a key used before
+    (a test's own)."""
+    made: dict[str, tuple[Format, _T]] = {}
+
+    def get(key: str) -> _T:
+        format = get_format(key)
+        known = made.get(key)
+        if known is None or known[0] is not format:
+            known = made[key] = (format, make(format))
+        return known[1]
+
+    return get
 
 
-def update_serializer(key: str) -> type[SettingsInput]:
-    return _update_serializer(get_format(key))
-
-
-# Cached by the format itself, not its key: a test may register another format under a key used before.
-@cache
 def _create_serializer(format: Format) -> type[SettingsInput]:
     default = format.key == DEFAULT_FORMAT
     fields: dict[str, Any] = {
@@ -294,7 +301,6 @@ def _create_serializer(format: Format) -> type[SettingsInput]:
     return type(_camel(format.key) + "CompetitionCreate", (SettingsInput,), attributes)
 
 
-@cache
 def _update_serializer(format: Format) -> type[SettingsInput]:
     fields: dict[str, Any] = {
         "name": serializers.CharField(max_length=120, required=False),
@@ -312,6 +318,10 @@ def _update_serializer(format: Format) -> type[SettingsInput]:
     doc = f"A change to a {format.label.lower()} competition: only the fields it lists, each as its help says."
     attributes = {**fields, "competition_format": format, "fixed": CHOSEN_AT_CREATION, "__doc__": doc}
     return type(_camel(format.key) + "CompetitionUpdate", (SettingsInput,), attributes)
+
+
+create_serializer = _each_format(_create_serializer)
+update_serializer = _each_format(_update_serializer)
 
 
 # --- Output: a competition as the API shows it --------------------------------------------------------------
@@ -352,13 +362,8 @@ class CompetitionBaseSerializer(serializers.ModelSerializer[Competition]):
         read_only_fields = fields
 
 
-def output_serializer(key: str) -> type[CompetitionBaseSerializer]:
-    """A competition of this format as the API shows it: its own settings beside the common fields."""
-    return _output_serializer(get_format(key))
-
-
-@cache
 def _output_serializer(format: Format) -> type[CompetitionBaseSerializer]:
+    """A competition of this format as the API shows it: its own settings beside the common fields."""
     fields: dict[str, Any] = {
         "format": FormatKeyField(key=format.key, label=format.label, read_only=True),
         **{s.name: SettingShown(setting=s) for s in format.settings},
@@ -370,6 +375,9 @@ def _output_serializer(format: Format) -> type[CompetitionBaseSerializer]:
     return type(
         _camel(format.key) + "Competition", (CompetitionBaseSerializer,), {**fields, "Meta": meta, "__doc__": doc}
     )
+
+
+output_serializer = _each_format(_output_serializer)
 
 
 class SettingShown(serializers.Field[Any, Any, Any, Competition]):
@@ -430,17 +438,17 @@ class FormatShapes(PolymorphicProxySerializer):
 
 
 class FormatShapesSchema(PolymorphicProxySerializerExtension):
-    target_class = FormatShapes
+    target_class = "tournaments.api.format_serializers.FormatShapes"
 
     def map_serializer(self, auto_schema: Any, direction: Any) -> dict[str, Any]:
-        schema: dict[str, Any] = super().map_serializer(auto_schema, direction)
-        if not self._has_discriminator():
+        schema: dict[str, Any] = PolymorphicProxySerializerExtension.map_serializer(self, auto_schema, direction)
+        if self.target.resource_type_field_name is None:
             # A change's body names no format: the competition's own decides which shape it must fit.
             return {"anyOf": schema["oneOf"]}
         if direction == "request":
             # What every shape asks for, so the body is documented as required.
             asked = [
-                set(auto_schema.resolve_serializer(self._prep_serializer(s), direction).schema.get("required", []))
+                set(auto_schema.resolve_serializer(s, direction).schema.get("required", []))
                 for s in self.target.serializers.values()
             ]
             if asked and set.intersection(*asked):
@@ -461,6 +469,6 @@ def any_format(kind: str) -> FormatShapes:
     name, make = _SHAPES[kind]
     return FormatShapes(
         component_name=name,
-        serializers=lambda: {key: make(key) for key in format_keys()},
+        serializers=cast(Any, lambda: {key: make(key) for key in format_keys()}),
         resource_type_field_name=None if kind == "update" else "format",
     )
