@@ -305,3 +305,19 @@ def test_the_schema_gives_one_shape_per_format_for_each_competition_operation() 
 
 def _camel(key: str) -> str:
     return "".join(part.capitalize() for part in key.split("_"))
+
+
+def test_the_list_filters_by_format_and_refuses_one_there_is_not() -> None:
+    cast = make_cast()
+    for format in ("swiss", "separation"):
+        _created(cast, format=format, name=format)
+    client = cast.client("anonymous")
+    assert [row["name"] for row in results(client.get("/api/tournaments/", {"competition_format": "swiss"}))] == [
+        "swiss"
+    ]
+    refused = client.get("/api/tournaments/", {"competition_format": "monrad"})
+    assert refused.status_code == 400 and list(refused.json()) == ["competition_format"]
+    schema = client.get("/api/schema/", {"format": "json"}).json()
+    parameters = schema["paths"]["/api/tournaments/"]["get"]["parameters"]
+    stated = next(p["schema"] for p in parameters if p["name"] == "competition_format")
+    assert sorted(stated["enum"]) == sorted(format_keys())

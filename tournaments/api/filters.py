@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import django_filters as filters
 from django.db.models import QuerySet
+from django.utils.choices import CallableChoiceIterator
 
 from config.api_input import WholeNumberFilter
 from league.models import GAME_CHOICES
@@ -19,8 +20,11 @@ from tournaments.selectors import competitions_of_player, matches_of_player
 class CompetitionFilter(filters.FilterSet):
     game = filters.ChoiceFilter(choices=GAME_CHOICES)
     status = filters.ChoiceFilter(choices=Competition.Status.choices)
-    # Named so, since DRF keeps ?format= for choosing the response's format (?format=json).
-    competition_format = filters.ChoiceFilter(field_name="format", choices=format_choices, label="Format")
+    # Named so, since DRF keeps ?format= for choosing the response's format (?format=json). The choices are an
+    # iterable read afresh at each use (as GAME_CHOICES): a bare callable leaves the schema without its enum.
+    competition_format = filters.ChoiceFilter(
+        field_name="format", choices=CallableChoiceIterator(format_choices), label="Format"
+    )
     club = WholeNumberFilter(field_name="club_id", label="Club (id)")
     player = WholeNumberFilter(method="filter_player", label="Entered by this player, in person or by bot (id)")
     created = filters.DateFromToRangeFilter(field_name="created_at")
