@@ -70,9 +70,9 @@ class CompetitionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, views
 
     @extend_schema(request=any_format("create"), responses={201: any_format("output")})
     def create(self, request: Request) -> Response:
-        """Create a competition of a format: the body's fields are those every competition has and the
-        format's own settings (each format's shape in the schema); a setting the format does not have is a
-        400 naming it."""
+        """Create a competition of a format (a round robin if the body names none): the body's fields are
+        those every competition has and the format's own settings (each format's shape in the schema); a
+        setting the format does not have is a 400 naming it."""
         data = create_serializer(chosen_format_key(request.data))(data=request.data)
         data.is_valid(raise_exception=True)
         fields = dict(data.validated_data)
