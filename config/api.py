@@ -13,6 +13,7 @@ from rest_framework.views import exception_handler as drf_exception_handler
 from engine.errors import EngineError
 from engine.games import UnknownGame
 from tournaments.errors import Conflict
+from tournaments.formats.registry import UnknownFormat
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
@@ -22,6 +23,9 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     elif isinstance(exc, UnknownGame):
         # A stored competition of a game this process was not given (ENGINE_GAMES differs between nodes).
         exc = ConflictResponse(f"{exc}: this server does not have that game (ENGINE_GAMES, docs/deploy.md)")
+    elif isinstance(exc, UnknownFormat):
+        # Likewise a format module this process was not given (COMPETITION_FORMATS, docs/formats.md).
+        exc = ConflictResponse(f"{exc}: a module of the competition's format is missing (COMPETITION_FORMATS)")
     elif isinstance(exc, EngineError):
         exc = serializers.ValidationError({"non_field_errors": [str(exc)]})
     elif isinstance(exc, Conflict):

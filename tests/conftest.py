@@ -37,7 +37,6 @@ def gauntlet() -> Iterator[str]:
     """The test-only gauntlet format (tests/tournaments/gauntlet.py) in this process, for this test only: tests
     that iterate the registry never see it. A worker learns it from COMPETITION_FORMATS. Its key."""
     from tests.tournaments.gauntlet import GAUNTLET
-    from tournaments.api import format_serializers
     from tournaments.formats.registry import register, unregister
 
     register(GAUNTLET)
@@ -45,10 +44,3 @@ def gauntlet() -> Iterator[str]:
         yield GAUNTLET.key
     finally:
         unregister(GAUNTLET.key)
-        # The API's serializers are made once per key: none is left for a key that is gone.
-        for made in (
-            format_serializers.create_serializer,
-            format_serializers.update_serializer,
-            format_serializers.output_serializer,
-        ):
-            made.cache_clear()

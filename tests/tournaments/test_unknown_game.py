@@ -51,3 +51,15 @@ def test_the_standings_answer_409_naming_the_missing_game(forgotten_game: Compet
     answer = client_for().get(f"/api/tournaments/{forgotten_game.pk}/standings/")
     assert answer.status_code == 409
     assert answer.json() == {"detail": f"{NOTE} (ENGINE_GAMES, docs/deploy.md)"}
+
+
+def test_a_competition_of_a_format_this_server_lacks_is_said_in_words_not_a_500(client: Client) -> None:
+    competition = CompetitionFactory()
+    Competition.objects.filter(pk=competition.pk).update(format="gone_format")
+    page = client.get(f"/competitions/{competition.pk}/")
+    assert page.status_code == 200
+    assert "no competition format &#x27;gone_format&#x27; on this server, so its standings cannot be shown" in page.text
+    shown = client.get(f"/api/tournaments/{competition.pk}/")
+    assert shown.status_code == 200 and shown.json()["format"] == "gone_format"
+    standings = client.get(f"/api/tournaments/{competition.pk}/standings/")
+    assert standings.status_code == 409 and "COMPETITION_FORMATS" in standings.json()["detail"]

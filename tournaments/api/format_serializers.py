@@ -25,8 +25,7 @@ from league.models import BotVersion, Club, Player
 from tournaments.api.serializers import MAX_SEED
 from tournaments.formats.base import Format
 from tournaments.formats.common import competition_spec
-from tournaments.formats.registry import format_keys, get_format
-from tournaments.formats.round_robin import ROUND_ROBIN
+from tournaments.formats.registry import DEFAULT_FORMAT, UnknownFormat, format_keys, get_format, is_default_format
 from tournaments.formats.spec import (
     BotVersionRef,
     Changes,
@@ -45,7 +44,6 @@ from tournaments.models import Competition
 _T = TypeVar("_T")
 
 #: A competition created without a format is a round robin.
-DEFAULT_FORMAT = ROUND_ROBIN.key
 
 #: What a creation chooses once and no change can touch.
 CHOSEN_AT_CREATION = ("club", "game", "format", "seed")
@@ -264,21 +262,21 @@ class SettingsInputSchema(OpenApiSerializerExtension):
 
 def _each_format(make: Callable[[Format], _T]) -> Callable[[str], _T]:
     """``make`` once for each format, by its key; again for another format registered under a key used before
-    (a test's own)."""
-    made: dict[str, tuple[Format, _T]] = {}
+    (a test's own): the cache is by the format object itself, which it keeps, so its id is never reused."""
+    made: dict[int, tuple[Format, _T]] = {}
 
     def get(key: str) -> _T:
         format = get_format(key)
-        known = made.get(key)
-        if known is None or known[0] is not format:
-            known = made[key] = (format, make(format))
+        known = made.get(id(format))
+        if known is None:
+            known = made[id(format)] = (format, make(format))
         return known[1]
 
     return get
 
 
 def _create_serializer(format: Format) -> type[SettingsInput]:
-    default = format.key == DEFAULT_FORMAT
+    default = is_default_format(format)
     fields: dict[str, Any] = {
         "club": serializers.PrimaryKeyRelatedField(queryset=Club.objects.all()),
         "name": serializers.CharField(max_length=120),
@@ -411,13 +409,18 @@ class CompetitionSerializer(serializers.Serializer[Competition]):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        # One serializer per format for a whole page: DRF builds a serializer's fields each time one is made.
-        self._by_format: dict[str, CompetitionBaseSerializer] = {}
+        # One serializer of each class for a whole page: DRF builds a serializer's fields each time one is made.
+        self._made: dict[type[CompetitionBaseSerializer], CompetitionBaseSerializer] = {}
 
     def to_representation(self, instance: Competition) -> Any:
-        shown = self._by_format.get(instance.format)
+        try:
+            kind = output_serializer(instance.format)
+        except UnknownFormat:
+            # A format this server does not have (a module taken away): its common fields still show.
+            kind = CompetitionBaseSerializer
+        shown = self._made.get(kind)
         if shown is None:
-            shown = self._by_format[instance.format] = output_serializer(instance.format)(context=self.context)
+            shown = self._made[kind] = kind(context=self.context)
         return shown.to_representation(instance)
 
 

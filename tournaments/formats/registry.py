@@ -15,6 +15,9 @@ from tournaments.models import Competition
 
 _FORMATS: dict[str, Format] = {}
 
+#: The format of a competition created without naming one.
+DEFAULT_FORMAT = "round_robin"
+
 
 class UnknownFormat(LookupError):
     """A competition's format this server does not have (a format module removed, say)."""
@@ -75,3 +78,8 @@ def chosen_format(key: object) -> Format:
 
 def format_choices() -> list[tuple[str, str]]:
     return [(format.key, format.label) for format in _FORMATS.values()]
+
+
+def is_default_format(format: Format) -> bool:
+    """Whether a creation that names no format makes a competition of this one."""
+    return format.key == DEFAULT_FORMAT

@@ -18,7 +18,7 @@ from django.utils import timezone
 from engine.errors import EngineError
 from engine.games import game_names, get_game, seats_for
 from league.models import BotVersion, Club, Membership, Player
-from tournaments.formats.registry import chosen_format, format_of
+from tournaments.formats.registry import DEFAULT_FORMAT, chosen_format, format_of
 from tournaments.models import Competition, Entrant, Match, Standing
 from tournaments.services.challenge_decisions import challenges_cancel, table_changed
 from tournaments.services.competition_settings import settings_checked
@@ -55,7 +55,7 @@ def competition_create(
     created_by: Player,
     name: str,
     game: str,
-    format: str = "round_robin",
+    format: str = DEFAULT_FORMAT,
     options: Mapping[str, object] | None = None,
     seed: int | None = None,
     settings: Mapping[str, object] | None = None,

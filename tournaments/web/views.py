@@ -18,7 +18,7 @@ from tournaments.competition_sheets import (
     standings_lines,
     standings_order_note,
 )
-from tournaments.formats.registry import format_of
+from tournaments.formats.registry import UnknownFormat, format_of
 from tournaments.models import Competition, Match
 
 
@@ -57,13 +57,10 @@ def match_table(request: HttpRequest, match_id: int) -> HttpResponse:
 # Open to everyone, as the API's standings are: what a club pins on its noticeboard.
 def competition_sheet(request: HttpRequest, competition_id: int) -> HttpResponse:
     competition = get_object_or_404(Competition.objects.select_related("club"), pk=competition_id)
-    context: dict[str, object] = {
-        "competition": competition,
-        "missing_game": "",
-        # The format's part needs no game: it shows even where the game is missing.
-        "format_part": format_of(competition).page_part(competition, admin=False),
-    }
+    context: dict[str, object] = {"competition": competition, "missing_game": ""}
     try:
+        # The format's part needs no game: it shows even where the game is missing.
+        context["format_part"] = format_of(competition).page_part(competition, admin=False)
         labels, lines = standings_lines(competition)
         context.update(
             tiebreak_labels=labels,
@@ -74,5 +71,7 @@ def competition_sheet(request: HttpRequest, competition_id: int) -> HttpResponse
             head_to_head=head_to_head_lines(competition),
         )
     except UnknownGame as exc:
+        context["missing_game"] = f"{exc}: this server does not have that game"
+    except UnknownFormat as exc:
         context["missing_game"] = str(exc)
     return render(request, "play/competition.html", context)
