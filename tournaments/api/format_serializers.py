@@ -35,15 +35,12 @@ from tournaments.formats.spec import (
     Number,
     Setting,
     SettingRefused,
-    Value,
     WholeNumber,
 )
 from tournaments.formats.values import setting as setting_value
 from tournaments.models import Competition
 
 _T = TypeVar("_T")
-
-#: A competition created without a format is a round robin.
 
 #: What a creation chooses once and no change can touch.
 CHOSEN_AT_CREATION = ("club", "game", "format", "seed")
@@ -56,9 +53,19 @@ CSRF_FIELD = "csrfmiddlewaretoken"
 
 
 class SettingField:
-    """A field made from a declared setting (mixed into a DRF field)."""
+    """A field made from a declared setting (mixed into a DRF field): DRF reads the value as it reads any (a
+    form's text included), then the setting's spec checks it."""
 
-    setting: Setting
+    def __init__(self, *, setting: Setting, **kwargs: Any) -> None:
+        self.setting = setting
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data: Any) -> Any:
+        read = super().to_internal_value(data)  # type: ignore[misc]
+        try:
+            return self.setting.parse(read)
+        except SettingRefused as exc:
+            raise serializers.ValidationError(str(exc)) from None
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Any:
         # DRF copies every declared field for each serializer it makes; the setting is a frozen declaration,
@@ -67,58 +74,24 @@ class SettingField:
         return super().__deepcopy__(memo)  # type: ignore[misc]
 
 
-def _checked(setting: Setting, value: object) -> Value:
-    try:
-        return setting.parse(value)
-    except SettingRefused as exc:
-        raise serializers.ValidationError(str(exc)) from None
-
-
 class WholeNumberField(SettingField, serializers.IntegerField):
-    def __init__(self, *, setting: Setting, **kwargs: Any) -> None:
-        self.setting = setting
-        super().__init__(**kwargs)
-
-    def to_internal_value(self, data: Any) -> Any:
-        return _checked(self.setting, super().to_internal_value(data))
+    pass
 
 
 class NumberField(SettingField, serializers.FloatField):
-    def __init__(self, *, setting: Setting, **kwargs: Any) -> None:
-        self.setting = setting
-        super().__init__(**kwargs)
-
-    def to_internal_value(self, data: Any) -> Any:
-        return _checked(self.setting, super().to_internal_value(data))
+    pass
 
 
 class FlagField(SettingField, serializers.BooleanField):
-    def __init__(self, *, setting: Setting, **kwargs: Any) -> None:
-        self.setting = setting
-        super().__init__(**kwargs)
-
-    def to_internal_value(self, data: Any) -> Any:
-        return _checked(self.setting, super().to_internal_value(data))
+    pass
 
 
 class ChoiceSettingField(SettingField, serializers.ChoiceField):
-    def __init__(self, *, setting: Setting, **kwargs: Any) -> None:
-        self.setting = setting
-        super().__init__(**kwargs)
-
-    def to_internal_value(self, data: Any) -> Any:
-        return _checked(self.setting, super().to_internal_value(data))
+    pass
 
 
 class ReferenceField(SettingField, serializers.PrimaryKeyRelatedField):  # type: ignore[type-arg]
     """Another competition or a bot version by id: one that exists, which the format then checks."""
-
-    def __init__(self, *, setting: Setting, **kwargs: Any) -> None:
-        self.setting = setting
-        super().__init__(**kwargs)
-
-    def to_internal_value(self, data: Any) -> Any:
-        return _checked(self.setting, super().to_internal_value(data))
 
 
 def setting_field(setting: Setting, *, update: bool) -> serializers.Field[Any, Any, Any, Any]:
