@@ -54,7 +54,7 @@ def test_a_page_during_an_outage_says_so_plainly_and_comes_back_by_itself(
 
     monkeypatch.setattr(unavailable, "RETRY_AFTER", 2)
     competition = CompetitionFactory(name="Thursday War")
-    monkeypatch.setattr(views, "ladder_sheet", failing(1, views.ladder_sheet))
+    monkeypatch.setattr(views, "standings_lines", failing(1, views.standings_lines))
     page = browser.new_context(viewport={"width": width, "height": 800}).new_page()
     answer = page.goto(f"{live_server.url}/competitions/{competition.pk}/")
     assert answer is not None and answer.status == 503 and answer.headers["retry-after"] == "2"
@@ -100,7 +100,7 @@ def test_a_bug_on_a_page_answers_the_site_s_own_page_in_plain_words(
         raise RuntimeError("a bug, not an outage")
 
     competition = CompetitionFactory(name="Thursday War")
-    monkeypatch.setattr(views, "ladder_sheet", broken)
+    monkeypatch.setattr(views, "standings_lines", broken)
     page = browser.new_context(viewport={"width": width, "height": 800}).new_page()
     answer = page.goto(f"{live_server.url}/competitions/{competition.pk}/")
     assert answer is not None and answer.status == 500
