@@ -6,12 +6,12 @@ may change and whose table size may not. Screenshots go to var/screenshots/."""
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import urlsplit
 
 import pytest
 
 from league.models import Membership
 from tests.e2e.conftest import SCREENSHOTS
+from tests.e2e.test_charts import OfflineAdmin
 from tests.factories import (
     ClubFactory,
     CompetitionFactory,
@@ -26,18 +26,12 @@ from tournaments.models import Competition
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-class Organiser:
+class Organiser(OfflineAdmin):
     """A browser of ``width`` pixels on the live server, signed in as the organiser of one club."""
 
     def __init__(self, browser: Any, live_server: Any, width: int) -> None:
-        self.url = live_server.url
+        super().__init__(browser, live_server, sign_in=False, width=width)
         self.width = width
-        self.outside: list[str] = []
-        self.errors: list[str] = []
-        self.context = browser.new_context(viewport={"width": width, "height": 900})
-        self.page = self.context.new_page()
-        self.page.route("**/*", self._only_local)
-        self.page.on("pageerror", lambda error: self.errors.append(str(error)))
         self.club = ClubFactory(name="Riverside Card Club")
         user = UserFactory(username="sec", is_staff=True)
         self.player = PlayerFactory(user=user, display_name="Sam the secretary")
@@ -46,13 +40,6 @@ class Organiser:
         self.page.fill("#id_username", "sec")
         self.page.fill("#id_password", "pw")
         self.page.click("input[type=submit]")
-
-    def _only_local(self, route: Any) -> None:
-        if urlsplit(route.request.url).netloc == urlsplit(self.url).netloc:
-            route.continue_()
-        else:
-            self.outside.append(route.request.url)
-            route.abort()
 
     def shot(self, name: str) -> None:
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
