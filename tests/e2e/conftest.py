@@ -20,6 +20,7 @@ from django.db import connection
 from config.celery import app
 from tests.e2e.nodes import database_url
 from tests.e2e.service_control import Postgres, Redis, Uncontrollable, skip_or_fail
+from tournaments.models import Competition, Match
 from tournaments.worker_processes import WorkerProcess
 
 BROKER = os.environ.get("CELERY_BROKER_URL", "")
@@ -153,3 +154,15 @@ def wait_for(condition: Callable[[], bool], *, timeout: float = 90, what: str = 
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out after {timeout} s waiting for {what}")
         time.sleep(0.2)
+
+
+def settled(competition: Competition) -> Callable[[], bool]:
+    """For ``wait_for``: the competition finished, or stuck (a match in error will not finish, and the
+    assertions after say why)."""
+
+    def check() -> bool:
+        competition.refresh_from_db()
+        stuck = Match.objects.filter(competition=competition, status=Match.Status.ERROR).exists()
+        return stuck or competition.status == Competition.Status.FINISHED
+
+    return check

@@ -22,7 +22,7 @@ from engine.record import Record
 from engine.result import ranks_from_keys, score_rates
 from engine.verify import verify
 from league.ratings import DEFAULT_MU, DEFAULT_SIGMA
-from tests.e2e.conftest import wait_for
+from tests.e2e.conftest import settled, wait_for
 from tests.factories import PlayerFactory, UserFactory
 from tests.league.test_api_support import client_for, results
 from tests.tournaments.test_admin import table_rows
@@ -97,7 +97,7 @@ def test_a_game_registered_only_in_the_engine_plays_a_competition_end_to_end(wor
 
     # --- The real worker plays every match --------------------------------------------------------
     competition = Competition.objects.get(pk=competition_id)
-    wait_for(_settled(competition), timeout=120, what="the worker to play every match")
+    wait_for(settled(competition), timeout=120, what="the worker to play every match")
     matches = list(Match.objects.filter(competition=competition).order_by("id"))
     assert [(m.status, m.error) for m in matches] == [(Match.Status.DONE, "")] * len(matches)
     assert competition.status == Competition.Status.FINISHED
@@ -183,17 +183,6 @@ def _game_enums(schema: object) -> list[list[str]]:
     if isinstance(schema, list):
         return [found for value in schema for found in _game_enums(value)]
     return []
-
-
-def _settled(competition: Competition) -> Callable[[], bool]:
-    """Finished, or stuck: a match in error will not finish, and the assertions after say why."""
-
-    def check() -> bool:
-        competition.refresh_from_db()
-        stuck = Match.objects.filter(competition=competition, status=Match.Status.ERROR).exists()
-        return stuck or competition.status == Competition.Status.FINISHED
-
-    return check
 
 
 def _expected_figures(games: list[Game], matches: list[Match]) -> tuple[dict[int, int], dict[int, Fraction]]:

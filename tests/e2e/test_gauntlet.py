@@ -18,7 +18,7 @@ from typing import Any
 from django.test import Client
 from rest_framework.test import APIClient
 
-from tests.e2e.conftest import wait_for
+from tests.e2e.conftest import settled, wait_for
 from tests.factories import PlayerFactory, UserFactory
 from tests.league.test_api_support import client_for, results
 from tests.tournaments.test_admin import table_rows
@@ -96,7 +96,7 @@ def test_a_format_registered_only_from_the_tests_plays_a_competition_end_to_end(
     answer = refused(api, f"{base}/", {"rounds": 4}, patch=True)
     assert "only while entries are open" in answer["rounds"][0], answer
     competition = Competition.objects.get(pk=created["id"])
-    wait_for(_settled(competition), timeout=180, what="the worker to play every match")
+    wait_for(settled(competition), timeout=180, what="the worker to play every match")
     matches = list(Match.objects.filter(competition=competition).order_by("round__number", "number"))
     assert [(m.status, m.error) for m in matches] == [(Match.Status.DONE, "")] * CONTENDERS * ROUNDS
     assert competition.status == Competition.Status.FINISHED
@@ -151,17 +151,6 @@ def test_a_format_registered_only_from_the_tests_plays_a_competition_end_to_end(
     assert "?format=gauntlet" in browser.get("/admin/tournaments/competition/add/").content.decode()
     add_form = browser.get("/admin/tournaments/competition/add/?format=gauntlet").content.decode()
     assert 'name="reference"' in add_form and 'name="rounds"' in add_form
-
-
-def _settled(competition: Competition) -> Callable[[], bool]:
-    """Finished, or stuck: a match in error will not finish, and the assertions after say why."""
-
-    def check() -> bool:
-        competition.refresh_from_db()
-        stuck = Match.objects.filter(competition=competition, status=Match.Status.ERROR).exists()
-        return stuck or competition.status == Competition.Status.FINISHED
-
-    return check
 
 
 def _score_rates(competition: Competition) -> dict[int, Fraction]:
