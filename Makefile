@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup sandbox browser charts run demo test drill fuzz lint typecheck bench bench-api bench-service bench-ladder bench-live bench-swiss bench-knockout bench-bots bench-war bench-1923 bench-banter bench-punk bench-sprt clean
+.PHONY: setup sandbox browser browser-libs run demo test drill fuzz lint typecheck bench bench-api bench-service bench-ladder bench-live bench-swiss bench-knockout bench-bots bench-war bench-1923 bench-banter bench-punk bench-sprt clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -12,10 +12,11 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-setup: $(STAMP) sandbox browser charts
+setup: $(STAMP) sandbox browser browser-libs
 
-## Chart.js for the rating charts, from the npm registry at a pinned, checksummed version (.ci/vendor-js).
-charts:
+## The browser libraries (Chart.js, htmx, and axe-core for the tests), from the npm registry at pinned,
+## checksummed versions (.ci/vendor-js).
+browser-libs:
 	@.ci/vendor-js
 
 ## Uploaded bots run in bubblewrap on Debian's python3 (docs/bot-protocol.md, "The sandbox").

@@ -25,6 +25,9 @@ admin.site.login = throttled_admin_login(admin.site.login)  # type: ignore[metho
 
 # A server error under /api/ answers JSON, and an outage of the database or Redis 503 (config/unavailable.py).
 handler500 = "config.unavailable.server_error"
+# The site's own pages for an unknown address and a refusal (tournaments/web/errors.py).
+handler404 = "tournaments.web.errors.page_not_found"
+handler403 = "tournaments.web.errors.permission_denied"
 
 urlpatterns = [
     path("admin/", admin.site.urls),

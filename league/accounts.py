@@ -112,7 +112,7 @@ class AccountAdapter(DefaultAccountAdapter):  # type: ignore[misc]
 
     def get_login_redirect_url(self, request: HttpRequest) -> str:
         # Someone already signed in who opens the sign-up page goes to their matches.
-        return reverse("play:matches")
+        return reverse("site:matches")
 
 
 def signed_up_player(user: AbstractBaseUser, display_name: str) -> Player:

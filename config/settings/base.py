@@ -66,6 +66,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "config.request_limits.RequestSizeLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    # The site's own 404 page for an unknown address, even with DEBUG on (tournaments/web/errors.py).
+    "tournaments.web.errors.SitePagesMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -203,7 +205,7 @@ ACCOUNT_USERNAME_VALIDATORS = "league.accounts.USERNAME_VALIDATORS"
 ACCOUNT_SIGNUP_FIELDS = ["username*", "email", "password1*"]
 # A newcomer plays at once: an e-mail address, if given, is sent a confirmation link but need not be confirmed.
 ACCOUNT_EMAIL_VERIFICATION = "optional"
-ACCOUNT_SIGNUP_REDIRECT_URL = "play:matches"
+ACCOUNT_SIGNUP_REDIRECT_URL = "site:matches"
 # The API answers a taken address with a 400 naming the field, as it does a taken username, rather than
 # pretending to succeed: the address is optional, and whoever signs up learns only that it is in use.
 ACCOUNT_PREVENT_ENUMERATION = False
@@ -233,7 +235,7 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = VAR_DIR / "static"
 #: Each game's renderer for the web table lives with the game, in the engine (docs/engine-interface.md);
-#: Chart.js, at a pinned version, is put in var/vendor by `make setup` (.ci/vendor-js).
+#: Chart.js, htmx and axe-core, at pinned versions, are put in var/vendor by `make setup` (.ci/vendor-js).
 STATICFILES_DIRS = [BASE_DIR / "engine" / "games" / "web", BASE_DIR / "var" / "vendor" / "static"]
 
 REST_FRAMEWORK: dict[str, Any] = {

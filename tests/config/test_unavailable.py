@@ -70,7 +70,7 @@ def test_an_outage_on_a_page_is_the_sites_own_503_page(monkeypatch: pytest.Monke
     assert response["Retry-After"] == str(RETRY_AFTER)
     page = response.content.decode()
     assert "Back in a moment" in page and "tries again by itself" in page
-    assert 'href="/static/play/play.css"' in page  # the site's own look
+    assert 'href="/static/site/site.css"' in page  # the site's own look
     assert "the database is away" not in page  # nothing of the error itself
 
 

@@ -36,7 +36,7 @@ def shot(page: Page, name: str) -> None:
 def test_a_newcomer_signs_up_from_the_sign_in_page_and_plays_at_once(page: Page, live_server: Any) -> None:
     base = str(live_server.url)
     page.goto(f"{base}/accounts/login/")
-    page.get_by_role("link", name="Sign up").click()
+    page.locator("#main").get_by_role("link", name="Sign up").click()
     page.wait_for_url(f"{base}/accounts/signup/")
     assert page.title() == "Sign up · Card club"
     # The site's own style, not allauth's bare page.
@@ -64,7 +64,7 @@ def test_a_newcomer_signs_up_from_the_sign_in_page_and_plays_at_once(page: Page,
     page.get_by_label("Password").fill("quiet-harbour-lantern-42")
     page.get_by_role("button", name="Sign up").click()
     page.wait_for_url(f"{base}/play/")
-    page.locator(".who", has_text="Signed in as Newcomer").wait_for()
+    page.get_by_role("navigation", name="Site").get_by_role("link", name="Newcomer").wait_for()
     page.locator("#matches", has_text="no live or pending matches").wait_for()
     shot(page, "signup-done")
     player = Player.objects.select_related("user").get()
@@ -76,8 +76,10 @@ def test_a_newcomer_signs_up_from_the_sign_in_page_and_plays_at_once(page: Page,
 
     # Signed out, the same person signs in with what they chose.
     page.get_by_role("button", name="Sign out").click()
-    page.wait_for_url(f"{base}/accounts/login/")
+    page.wait_for_url(f"{base}/")
+    page.get_by_role("navigation", name="Site").get_by_role("link", name="Sign in").click()
     page.get_by_label("User name").fill("Newcomer")
     page.get_by_label("Password").fill("quiet-harbour-lantern-42")
     page.get_by_role("button", name="Sign in").click()
-    page.wait_for_url(f"{base}/play/")
+    page.wait_for_url(f"{base}/")  # back where they pressed "Sign in"
+    page.get_by_role("navigation", name="Site").get_by_role("link", name="Newcomer").wait_for()

@@ -189,7 +189,7 @@ def test_a_single_elimination_s_public_page_draws_the_same_bracket_without_admin
     client: Client, committed: Committed
 ) -> None:
     competition = knockout_of_bots(6, committed)
-    response = client.get(reverse("play:competition", args=[competition.pk]))
+    response = client.get(reverse("site:competition", args=[competition.pk]))
     assert response.status_code == 200
     html = response.text
     view = bracket_view(competition)
@@ -204,7 +204,7 @@ def test_a_single_elimination_s_public_page_draws_the_same_bracket_without_admin
 
 def test_a_third_place_match_is_drawn_next_to_the_final(client: Client, committed: Committed) -> None:
     competition = knockout_of_bots(4, committed, third_place=True)
-    html = client.get(reverse("play:competition", args=[competition.pk])).text
+    html = client.get(reverse("site:competition", args=[competition.pk])).text
     view = bracket_view(competition)
 
     assert_draws(html, view)
@@ -222,7 +222,7 @@ def test_a_double_elimination_shows_its_lower_bracket_and_its_grand_final(client
     assert competition.status == Competition.Status.FINISHED
     client.force_login(UserFactory(username="root", is_staff=True, is_superuser=True))
     admin_html = client.get(change_url(competition)).text
-    public_html = client.get(reverse("play:competition", args=[competition.pk])).text
+    public_html = client.get(reverse("site:competition", args=[competition.pk])).text
     view = bracket_view(competition)
 
     for html in (admin_html, public_html):
@@ -245,7 +245,7 @@ def test_a_four_player_punk_knockout_marks_the_two_going_on_from_each_table(
 ) -> None:
     competition = knockout_of_bots(8, committed, game="punk", players_per_match=4, advance_count=2)
     assert competition.status == Competition.Status.FINISHED
-    html = client.get(reverse("play:competition", args=[competition.pk])).text
+    html = client.get(reverse("site:competition", args=[competition.pk])).text
     view = bracket_view(competition)
 
     assert_draws(html, view)
@@ -265,7 +265,7 @@ def test_a_round_being_played_shows_its_tables_by_seed_with_their_matches_status
     assert competition.status == Competition.Status.RUNNING
     client.force_login(UserFactory(username="root", is_staff=True, is_superuser=True))
     admin_html = client.get(change_url(competition)).text
-    public_html = client.get(reverse("play:competition", args=[competition.pk])).text
+    public_html = client.get(reverse("site:competition", args=[competition.pk])).text
     view = bracket_view(competition)
 
     (round_,) = view.rounds
@@ -285,9 +285,9 @@ def test_a_live_table_links_to_its_watch_page_on_the_public_page(client: Client)
     assert first is not None
     # As a match with a person in it stands while it is played at a live table.
     Match.objects.filter(pk=first.pk).update(status=Match.Status.LIVE)
-    public_html = client.get(reverse("play:competition", args=[competition.pk])).text
+    public_html = client.get(reverse("site:competition", args=[competition.pk])).text
     assert texts(public_html, "match") == ["live: watch", "pending"]
-    assert reverse("play:table", args=[first.pk]) in public_html
+    assert reverse("site:table", args=[first.pk]) in public_html
 
 
 # --- Not a knockout, or not started --------------------------------------------------------------------------
@@ -298,7 +298,7 @@ def test_a_round_robin_s_pages_have_no_bracket(client: Client, committed: Commit
     assert competition.status == Competition.Status.FINISHED
     client.force_login(UserFactory(username="root", is_staff=True, is_superuser=True))
     admin = client.get(change_url(competition))
-    public = client.get(reverse("play:competition", args=[competition.pk]))
+    public = client.get(reverse("site:competition", args=[competition.pk]))
     for response in (admin, public):
         assert response.status_code == 200
         assert "knockout" not in response.context and "bracket-section" not in response.text
@@ -310,7 +310,7 @@ def test_a_knockout_not_started_yet_says_when_its_bracket_is_drawn(client: Clien
     competition = competition_create(
         club=club, created_by=organiser_of(club), name="Cup", game="war", format="single_elimination"
     )
-    public = client.get(reverse("play:competition", args=[competition.pk]))
+    public = client.get(reverse("site:competition", args=[competition.pk]))
     client.force_login(organiser(competition).user)
     admin = client.get(change_url(competition))
     for response in (public, admin):

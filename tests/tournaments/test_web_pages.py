@@ -36,34 +36,34 @@ def live_1923_match() -> tuple[Match, list[Player]]:
 
 def test_signing_in_leads_to_my_matches(client: Client) -> None:
     UserFactory(username="ann")
-    page = client.get(reverse("play:login"))
+    page = client.get(reverse("site:login"))
     assert page.status_code == 200 and b'name="username"' in page.content
-    response = client.post(reverse("play:login"), {"username": "ann", "password": "pw"})
-    assert response.status_code == 302 and response.headers["Location"] == reverse("play:matches")
-    assert client.get(reverse("play:matches")).status_code == 200
+    response = client.post(reverse("site:login"), {"username": "ann", "password": "pw"})
+    assert response.status_code == 302 and response.headers["Location"] == reverse("site:matches")
+    assert client.get(reverse("site:matches")).status_code == 200
 
 
 def test_a_wrong_password_is_refused_with_a_message(client: Client) -> None:
     UserFactory(username="ann")
-    response = client.post(reverse("play:login"), {"username": "ann", "password": "nope"})
+    response = client.post(reverse("site:login"), {"username": "ann", "password": "nope"})
     assert response.status_code == 200 and b"do not match" in response.content
 
 
 def test_my_matches_needs_a_sign_in(client: Client) -> None:
-    response = client.get(reverse("play:matches"))
-    assert response.status_code == 302 and response.headers["Location"].startswith(reverse("play:login"))
+    response = client.get(reverse("site:matches"))
+    assert response.status_code == 302 and response.headers["Location"].startswith(reverse("site:login"))
 
 
 def test_signing_out_takes_a_post(client: Client) -> None:
     client.force_login(UserFactory(username="ann"))
-    assert client.post(reverse("play:logout")).status_code == 302
-    assert client.get(reverse("play:matches")).status_code == 302
+    assert client.post(reverse("site:logout")).status_code == 302
+    assert client.get(reverse("site:matches")).status_code == 302
 
 
 def test_the_table_page_is_a_shell_that_names_its_api_and_sets_the_csrf_cookie(client: Client) -> None:
     match, people = live_1923_match()
     client.force_login(people[0].user)
-    page = client.get(reverse("play:table", args=[match.pk]))
+    page = client.get(reverse("site:table", args=[match.pk]))
     assert page.status_code == 200
     html = page.content.decode()
     assert f'data-table-url="/api/matches/{match.pk}/table/"' in html
@@ -74,12 +74,14 @@ def test_the_table_page_is_a_shell_that_names_its_api_and_sets_the_csrf_cookie(c
 
 
 def test_a_missing_match_has_no_table(client: Client) -> None:
-    assert client.get(reverse("play:table", args=[999_999])).status_code == 404
+    assert client.get(reverse("site:table", args=[999_999])).status_code == 404
 
 
 def test_the_scripts_and_styles_are_served_from_the_project(client: Client) -> None:
-    for name in ("cards.js", "games.js", "table.js", "matches.js", "play.css"):
-        assert finders.find(f"play/{name}"), name
+    for name in ("play/cards.js", "play/games.js", "play/table.js", "play/matches.js", "site/site.css"):
+        assert finders.find(name), name
+    for name in ("vendor/htmx/htmx.min.js", "vendor/axe-core/axe.min.js"):  # .ci/vendor-js, by make setup
+        assert finders.find(name), name
 
 
 def test_the_admin_match_page_links_a_live_match_to_its_table(client: Client) -> None:
@@ -88,4 +90,4 @@ def test_the_admin_match_page_links_a_live_match_to_its_table(client: Client) ->
     client.force_login(UserFactory(username="root", is_staff=True, is_superuser=True))
     page = client.get(reverse("admin:tournaments_match_change", args=[match.pk]))
     assert page.status_code == 200
-    assert f'href="{reverse("play:table", args=[match.pk])}">open the table' in page.content.decode()
+    assert f'href="{reverse("site:table", args=[match.pk])}">open the table' in page.content.decode()

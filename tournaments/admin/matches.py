@@ -94,7 +94,7 @@ class MatchAdmin(CompetitionPartAdmin[Match]):
         # The web table (tournaments/web/): an organiser watches it with the spectator's view, or plays their seat.
         if match.status != Match.Status.LIVE:
             return "-"
-        return format_html('<a href="{}">open the table</a>', reverse("play:table", args=[match.pk]))
+        return format_html('<a href="{}">open the table</a>', reverse("site:table", args=[match.pk]))
 
     @admin.display(description="Participants (rank)")
     def seated(self, match: Match) -> str:

@@ -26,7 +26,7 @@ class SignInView(ThrottledLoginView):
     template_name = "play/login.html"
     redirect_authenticated_user = True
     # Without a ?next=, a person signing in wants their matches, not settings.LOGIN_REDIRECT_URL's profile page.
-    next_page = "play:matches"
+    next_page = "site:matches"
 
 
 @login_required
@@ -49,7 +49,7 @@ def match_table(request: HttpRequest, match_id: int) -> HttpResponse:
             "table_url": reverse("match-table", args=[match.pk]),
             "moves_url": reverse("match-moves", args=[match.pk]),
             "events_url": reverse("match-events", args=[match.pk]),
-            "matches_page": reverse("play:matches"),
+            "matches_page": reverse("site:matches"),
         },
     )
 
