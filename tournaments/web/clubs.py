@@ -6,10 +6,16 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.urls import URLPattern, path
 
 
-def clubs_page(request: HttpRequest, **kwargs: object) -> HttpResponse:
+def not_built_yet(request: HttpRequest, **kwargs: object) -> HttpResponse:
+    # A placeholder for issue 23's pages, so links to them resolve while they are built.
     raise Http404("not built yet")
 
 
 urlpatterns: list[URLPattern] = [
-    path("clubs/", clubs_page, name="clubs"),
+    path("clubs/", not_built_yet, name="clubs"),
+    path("clubs/new/", not_built_yet, name="club-new"),
+    path("clubs/<slug:slug>/", not_built_yet, name="club"),
+    path("clubs/<slug:slug>/join/", not_built_yet, name="club-join"),
+    path("clubs/<slug:slug>/leave/", not_built_yet, name="club-leave"),
+    path("invitations/<str:code>/", not_built_yet, name="invitation"),
 ]

@@ -4,6 +4,15 @@ confirm or dispute.
 
 from __future__ import annotations
 
-from django.urls import URLPattern
+from django.http import Http404, HttpRequest, HttpResponse
+from django.urls import URLPattern, path
 
-urlpatterns: list[URLPattern] = []
+
+def not_built_yet(request: HttpRequest, **kwargs: object) -> HttpResponse:
+    # A placeholder for issue 23's pages, so links to them resolve while they are built.
+    raise Http404("not built yet")
+
+
+urlpatterns: list[URLPattern] = [
+    path("play/matches/<int:match_id>/transcripts/", not_built_yet, name="match-transcripts"),
+]
