@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from django.db import transaction
+
 from league.joining import club_join
 from league.models import Club, Membership, Player
 from tests.factories import ClubFactory, CompetitionFactory, MembershipFactory, PlayerFactory, UserFactory, full_options
@@ -32,16 +34,40 @@ def club(name: str, joining: str = Club.Joining.OPEN) -> Club:
     return ClubFactory(name=name, slug=name.lower().replace(" ", "-"), joining=joining)
 
 
-def live_match(where: Club, people: Sequence[Player], name: str = "Thursday banter", game: str = "banter") -> Match:
+def live_match(
+    where: Club, people: Sequence[Player], name: str = "Thursday banter", game: str = "banter", seed: int | None = None
+) -> Match:
     """A started round robin of these people: its one match is live at a table. In Banter one person acts
     at a time; in 1923 both choose at once."""
     competition = CompetitionFactory(
         club=where, name=name, game=game, players_per_match=len(people), options=full_options(game, len(people))
     )
+    if seed is not None:
+        Competition.objects.filter(pk=competition.pk).update(seed=seed)
+        competition.refresh_from_db()
     for player in people:
         entrant_join(competition=competition, player=player)
     competition_start(competition=competition)
     return Match.objects.get(competition=competition)
+
+
+class _NotTheirTurn(Exception):
+    pass
+
+
+def live_match_waiting_for(mover: Player, other: Player, where: Club, name: str) -> Match:
+    """A live Banter match whose table waits for ``mover``: the deal decides who leads, so deals are tried
+    (each try rolled back) until one has ``mover`` to act."""
+    for seed in range(1, 40):
+        try:
+            with transaction.atomic():
+                match = live_match(where, [mover, other], name=name, seed=seed)
+                if whose_turn(match, [mover, other]) != mover:
+                    raise _NotTheirTurn
+                return match
+        except _NotTheirTurn:
+            continue
+    raise AssertionError(f"no deal of the first 40 has {mover} to act")
 
 
 def whose_turn(match: Match, people: Sequence[Player]) -> Player:

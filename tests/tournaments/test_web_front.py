@@ -144,7 +144,7 @@ def test_a_challenge_awaiting_the_defender_shows_its_deadline_and_links_to_the_l
     needs = section(page_of(signed_in(ann)), "needs-you")
     link = f'href="{reverse("site:competition", args=[challenge.competition_id])}">Ben challenged you in Club ladder</a>'
     assert link in needs
-    assert f"Accept or decline by <time datetime=\"{challenge.deadline.isoformat()}\">" in needs
+    assert f"Accept and play it by <time datetime=\"{challenge.deadline.isoformat()}\">" in needs
     assert challenge.deadline.strftime("%a %-d %b, %H:%M UTC") in needs
     # The challenger has already said yes: nothing waits for them.
     assert "Nothing needs you just now" in section(page_of(signed_in(ben)), "needs-you")
@@ -196,7 +196,8 @@ def test_a_member_sees_their_clubs_latest_results_and_ratings() -> None:
 
 def test_a_newcomer_is_told_what_to_do_next() -> None:
     html = page_of(signed_in(person("nell")))
-    assert 'You are not in a club yet. <a href="/clubs/">Find a club</a>' in section(html, "my-clubs")
+    assert "You are not in a club yet." in section(html, "my-clubs")
+    assert '<a class="button primary" href="/clubs/">Find a club</a>' in html
     assert "Nothing needs you just now" in html
     assert "No matches coming up" in html and "No results yet" in html
 
