@@ -104,8 +104,9 @@ def _epoch(moment: datetime) -> int:
 
 
 def points_over_time(competition: Competition, history: RatingHistory) -> list[list[float]]:
-    """[epoch seconds, μ]: a chart's line (as ``rating_chart`` embeds it, and a person's page), from the default when the entrant came onto the running ladder, then after each
-    rated match at the time it finished.
+    """[epoch seconds, μ]: a chart's line (as ``rating_chart`` embeds it, and a person's page shows it), from
+    the default when the entrant came onto the running ladder, then after each rated match at the time it
+    finished.
 
     Ratings apply in (round, match) order, and a match may finish before one rated ahead of it (a
     person's challenge accepted earlier and played later): its new rating cannot hold before the

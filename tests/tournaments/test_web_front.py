@@ -142,9 +142,9 @@ def test_a_challenge_awaiting_the_defender_shows_its_deadline_and_links_to_the_l
     ann, ben = person("ann", where), person("ben", where)
     challenge = challenge_awaiting(where, olga, challenger=ben, defender=ann)
     needs = section(page_of(signed_in(ann)), "needs-you")
-    link = f'href="{reverse("site:competition", args=[challenge.competition_id])}">Ben challenged you in Club ladder</a>'
-    assert link in needs
-    assert f"Accept and play it by <time datetime=\"{challenge.deadline.isoformat()}\">" in needs
+    ladder = reverse("site:competition", args=[challenge.competition_id])
+    assert f'href="{ladder}">Ben challenged you in Club ladder</a>' in needs
+    assert f'Accept and play it by <time datetime="{challenge.deadline.isoformat()}">' in needs
     assert challenge.deadline.strftime("%a %-d %b, %H:%M UTC") in needs
     # The challenger has already said yes: nothing waits for them.
     assert "Nothing needs you just now" in section(page_of(signed_in(ben)), "needs-you")

@@ -14,7 +14,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from league.models import Membership, Player
+from league.models import Membership
 from league.ratings import DEFAULT_MU
 from tests.factories import UserFactory
 from tests.tournaments.front_support import club, live_match, person, played_1923_table, played_war, seat_names

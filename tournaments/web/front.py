@@ -14,7 +14,7 @@ from tournaments.dashboard_selectors import club_count, clubs_to_browse, competi
 from tournaments.formats.registry import UnknownFormat, get_format
 
 #: How a club admits members, in the words of its entry in a list.
-JOINING_WORDS = {
+JOINING_WORDS: dict[str, str] = {
     Club.Joining.OPEN: "Anyone can join",
     Club.Joining.REQUEST: "Ask to join",
     Club.Joining.INVITATION: "By invitation",
@@ -48,7 +48,7 @@ def home_page(request: HttpRequest) -> HttpResponse:
 
 
 def _games_in_words() -> str:
-    """"War, 1923, Banter and Punk": every game this server has, as the engine registers them."""
+    """ "War, 1923, Banter and Punk": every game this server has, as the engine registers them."""
     labels = [label for _, label in game_choices()]
     return " and ".join([", ".join(labels[:-1]), labels[-1]]) if len(labels) > 1 else "".join(labels)
 
