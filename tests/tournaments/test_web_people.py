@@ -160,3 +160,12 @@ def test_the_page_costs_the_same_queries_however_much_was_played(django_assert_n
         html = page_of("ann")
     assert section(html, "results").count("<li ") == 8
     assert len(head_to_head_rows(html)) == 6
+
+
+def test_a_user_name_with_every_allowed_sign_has_a_page_and_a_link_to_it() -> None:
+    river = club("Riverside")
+    odd, ben = person("m.e+x@mple-1_a", river, display_name="Odd"), person("ben", river)
+    played_war(river, [odd, ben], [[1, 1]], "Spring war")
+    html = page_of("m.e+x@mple-1_a")
+    assert "<h1>Odd</h1>" in html
+    assert f'href="{reverse("site:person", args=["m.e+x@mple-1_a"])}">Odd</a>' in page_of("ben")
