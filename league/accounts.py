@@ -111,8 +111,8 @@ class AccountAdapter(DefaultAccountAdapter):  # type: ignore[misc]
         return email
 
     def get_login_redirect_url(self, request: HttpRequest) -> str:
-        # Someone already signed in who opens the sign-up page goes to their matches.
-        return reverse("site:matches")
+        # Someone already signed in who opens the sign-up page goes to their dashboard.
+        return reverse("site:home")
 
 
 def signed_up_player(user: AbstractBaseUser, display_name: str) -> Player:

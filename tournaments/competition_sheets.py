@@ -89,7 +89,7 @@ def rating_chart(competition: Competition) -> list[dict[str, Any]]:
     """
     over_time = rating_chart_axis(competition) == TIME_AXIS
     lines = [
-        {"name": h.entrant.name, "points": _points_over_time(competition, h) if over_time else _points_by_round(h)}
+        {"name": h.entrant.name, "points": points_over_time(competition, h) if over_time else _points_by_round(h)}
         for h in rating_history(competition)
     ]
     return lines if any(len(line["points"]) > 1 for line in lines) else []
@@ -103,9 +103,10 @@ def _epoch(moment: datetime) -> int:
     return int(moment.timestamp())
 
 
-def _points_over_time(competition: Competition, history: RatingHistory) -> list[list[float]]:
-    """[epoch seconds, μ]: from the default when the entrant came onto the running ladder, then after each
-    rated match at the time it finished.
+def points_over_time(competition: Competition, history: RatingHistory) -> list[list[float]]:
+    """[epoch seconds, μ]: a chart's line (as ``rating_chart`` embeds it, and a person's page shows it), from
+    the default when the entrant came onto the running ladder, then after each rated match at the time it
+    finished.
 
     Ratings apply in (round, match) order, and a match may finish before one rated ahead of it (a
     person's challenge accepted earlier and played later): its new rating cannot hold before the

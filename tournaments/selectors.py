@@ -176,10 +176,10 @@ class RatingHistory:
     points: list[RatingPoint]
 
 
-def rating_history(competition: Competition) -> list[RatingHistory]:
-    """Every entrant's rating after each of its rated matches; two queries however long the competition."""
+def rating_points(seats: QuerySet[MatchParticipant]) -> dict[int, list[RatingPoint]]:
+    """The rated ones of these seats as rating points by entrant, each entrant's in rating order; one query."""
     rows = (
-        MatchParticipant.objects.filter(match__competition=competition, mu_after__isnull=False)
+        seats.filter(mu_after__isnull=False)
         .order_by("entrant_id", "match__round__number", "match_id")
         .values_list("entrant_id", "match_id", "match__round__number", "match__finished_at", "mu_after", "sigma_after")
     )
@@ -188,6 +188,12 @@ def rating_history(competition: Competition) -> list[RatingHistory]:
         # Both are written together, and the filter keeps only rated seats.
         point = RatingPoint(match_id, round_number, finished_at, cast(float, mu), cast(float, sigma))
         points.setdefault(entrant_id, []).append(point)
+    return points
+
+
+def rating_history(competition: Competition) -> list[RatingHistory]:
+    """Every entrant's rating after each of its rated matches; two queries however long the competition."""
+    points = rating_points(MatchParticipant.objects.filter(match__competition=competition))
     entrants = Entrant.objects.filter(competition=competition).order_by("id")
     return [RatingHistory(entrant=entrant, points=points.get(entrant.pk, [])) for entrant in entrants]
 

@@ -205,7 +205,10 @@ ACCOUNT_USERNAME_VALIDATORS = "league.accounts.USERNAME_VALIDATORS"
 ACCOUNT_SIGNUP_FIELDS = ["username*", "email", "password1*"]
 # A newcomer plays at once: an e-mail address, if given, is sent a confirmation link but need not be confirmed.
 ACCOUNT_EMAIL_VERIFICATION = "optional"
-ACCOUNT_SIGNUP_REDIRECT_URL = "site:matches"
+# A newcomer lands on the front page's dashboard, which says what to do first (find a club); so does
+# anyone allauth signs in without a ?next= (Django's default is a profile page the site does not have).
+ACCOUNT_SIGNUP_REDIRECT_URL = "site:home"
+LOGIN_REDIRECT_URL = "site:home"
 # The API answers a taken address with a 400 naming the field, as it does a taken username, rather than
 # pretending to succeed: the address is optional, and whoever signs up learns only that it is in use.
 ACCOUNT_PREVENT_ENUMERATION = False

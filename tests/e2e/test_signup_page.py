@@ -1,5 +1,6 @@
 """Sign-up in a real browser (issue 13): a newcomer finds the sign-up page from the sign-in page, is refused a
-weak password with Django's message (keeping what they typed), then signs up and lands on /play/ signed in.
+weak password with Django's message (keeping what they typed), then signs up and lands on the front page's
+dashboard, signed in, which tells them to find a club.
 
 Debian's chromium through Playwright, against a live server; screenshots go to var/screenshots/.
 """
@@ -63,9 +64,9 @@ def test_a_newcomer_signs_up_from_the_sign_in_page_and_plays_at_once(page: Page,
 
     page.get_by_label("Password").fill("quiet-harbour-lantern-42")
     page.get_by_role("button", name="Sign up").click()
-    page.wait_for_url(f"{base}/play/")
+    page.wait_for_url(f"{base}/")
     page.get_by_role("navigation", name="Site").get_by_role("link", name="Newcomer").wait_for()
-    page.locator("#matches", has_text="no live or pending matches").wait_for()
+    page.locator("#my-clubs", has_text="You are not in a club yet").wait_for()
     shot(page, "signup-done")
     player = Player.objects.select_related("user").get()
     assert (player.user.username, player.display_name, player.user.email) == (

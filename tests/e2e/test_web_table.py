@@ -102,7 +102,8 @@ def live_match(
 
 def sign_in(browser: Browser, base: str, username: str) -> Page:
     page = browser.new_context(viewport={"width": 1000, "height": 1000}).new_page()
-    page.goto(f"{base}/accounts/login/")
+    # Straight to their matches: without a next, signing in lands on the front page's dashboard.
+    page.goto(f"{base}/accounts/login/?next=/play/")
     if not (SCREENSHOTS / "sign-in.png").exists():
         screenshot(page, "sign-in")
     page.get_by_label("User name").fill(username)

@@ -201,17 +201,17 @@ def test_sign_ups_are_throttled_per_address_on_the_api_and_the_page_alike(rates:
 # --- The page ---------------------------------------------------------------------------------------
 
 
-def test_the_page_signs_a_newcomer_up_with_a_player_and_lands_them_on_their_matches() -> None:
+def test_the_page_signs_a_newcomer_up_with_a_player_and_lands_them_on_their_dashboard() -> None:
     client = Client()
     page = client.get("/accounts/signup/")
     assert page.status_code == 200
     assert b'href="/accounts/login/"' in page.content
     response = client.post("/accounts/signup/", {"username": "Webby", "password1": GOOD_PASSWORD, "email": ""})
-    assert response.status_code == 302 and response["Location"] == "/play/"
+    assert response.status_code == 302 and response["Location"] == "/"
     assert Player.objects.get(user__username="Webby").display_name == "Webby"
     assert client.get("/play/").status_code == 200  # signed in
-    # Signed in, the page sends them to their matches.
-    assert client.get("/accounts/signup/")["Location"] == "/play/"
+    # Signed in, the page sends them to their dashboard.
+    assert client.get("/accounts/signup/")["Location"] == "/"
 
 
 def test_the_page_shows_refusals_and_keeps_what_was_typed_but_the_password() -> None:

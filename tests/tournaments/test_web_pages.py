@@ -34,13 +34,18 @@ def live_1923_match() -> tuple[Match, list[Player]]:
     return Match.objects.get(competition=competition), people
 
 
-def test_signing_in_leads_to_my_matches(client: Client) -> None:
+def test_signing_in_leads_to_the_dashboard_or_where_next_says(client: Client) -> None:
     UserFactory(username="ann")
     page = client.get(reverse("site:login"))
     assert page.status_code == 200 and b'name="username"' in page.content
     response = client.post(reverse("site:login"), {"username": "ann", "password": "pw"})
-    assert response.status_code == 302 and response.headers["Location"] == reverse("site:matches")
+    assert response.status_code == 302 and response.headers["Location"] == reverse("site:home")
     assert client.get(reverse("site:matches")).status_code == 200
+    client.logout()
+    response = client.post(
+        f"{reverse('site:login')}?next={reverse('site:matches')}", {"username": "ann", "password": "pw"}
+    )
+    assert response.status_code == 302 and response.headers["Location"] == reverse("site:matches")
 
 
 def test_a_wrong_password_is_refused_with_a_message(client: Client) -> None:

@@ -25,8 +25,8 @@ from tournaments.models import Competition, Match
 class SignInView(ThrottledLoginView):
     template_name = "play/login.html"
     redirect_authenticated_user = True
-    # Without a ?next=, a person signing in wants their matches, not settings.LOGIN_REDIRECT_URL's profile page.
-    next_page = "site:matches"
+    # Without a ?next=, a person signing in lands on the front page's dashboard of what needs them.
+    next_page = "site:home"
 
 
 @login_required

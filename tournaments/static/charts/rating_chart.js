@@ -87,7 +87,9 @@
       parsing: true,
       scales: { x, y: { title: { display: true, text: "Rating (μ)" } } },
       plugins: {
-        legend: { position: "right" },
+        // On a phone the names go under the chart: beside it they are cut short and squeeze the lines.
+        // (The box's width: the canvas has none of its own until Chart.js sizes it.)
+        legend: { position: (canvas.parentElement || canvas).clientWidth < 600 ? "bottom" : "right" },
         tooltip: overTime ? { callbacks: { title: timeTitle } } : {},
       },
     },
