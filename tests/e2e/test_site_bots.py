@@ -18,13 +18,17 @@ from typing import Any
 
 import pytest
 
-from league.models import Bot, BotVersion
-from league.services import player_create
+from league.models import Bot, BotVersion, Player
+from league.services import bot_create, bot_version_create_builtin, player_create
 from league.tasks import validate_bot_version
 from league.validation import VALIDATE_BOT_VERSION
 from tests.e2e.site_checks import WIDTHS, check_page, viewport
 from tests.engine.sandbox_support import needs_sandbox
+from tests.factories import CompetitionFactory, EntrantFactory
 from tests.league.test_api_support import client_for
+from tournaments.models import Match
+from tournaments.services.competitions import competition_start, entrant_join
+from tournaments.services.play import match_play
 
 playwright_sync = pytest.importorskip("playwright.sync_api")
 Browser = playwright_sync.Browser
@@ -165,3 +169,92 @@ def test_a_member_makes_a_bot_uploads_a_py_file_and_sees_it_checked_ready_with_i
     expect(mine).to_contain_text("retired")
     expect(mine.locator(".pill")).to_have_text("ready")
     check_page(page, "bots-list")
+
+
+def played_war_bot(owner: Player, name: str) -> Bot:
+    """A War bot of ``owner`` with a built-in version that has played two matches to their end."""
+    bot = bot_create(owner=owner, name=name, game="war")
+    version = bot_version_create_builtin(bot=bot, strategy="random")
+    for number in range(2):
+        competition = CompetitionFactory(game="war", name=f"Friday war {number + 1}", options={"max_rounds": 50})
+        entrant_join(competition=competition, bot_version=version)
+        EntrantFactory(competition=competition, name="House bot")
+        competition_start(competition=competition)
+        match_play(match_id=Match.objects.get(competition=competition).pk)
+    return bot
+
+
+def test_an_address_refused_a_built_in_strategy_chosen_its_matches_listed_and_nobody_else_sees_the_page(
+    page: Page, live_server: Any, browser: Browser
+) -> None:
+    base = live_server.url
+    ann = player_create(username="ann", password="a-long-password-1")
+    bot = played_war_bot(ann, "Warrior")
+    sign_in(page, base, "ann", "a-long-password-1")
+    page.get_by_role("link", name="Warrior").click()
+    page.get_by_role("link", name="Add a version").click()
+
+    # An address on the club's own machine: refused by the service, on the address's form, which is in view.
+    page.get_by_label("Your bot's address").fill("http://127.0.0.1:8080/move")
+    page.get_by_role("button", name="Use this address").click()
+    refusal = page.locator("#http .field-errors")
+    expect(refusal).to_contain_text("127.0.0.1")
+    expect(refusal).to_be_in_viewport()
+    check_page(page, "bot-version-address-refused")
+    assert bot.versions.count() == 1
+
+    # A built-in strategy, chosen by its description: ready at once.
+    expect(page.get_by_label("random: Picks uniformly among the legal actions.")).to_be_checked()  # the only one
+    page.get_by_role("button", name="Use this strategy").click()
+    expect(page.get_by_text("Version 2 is ready to enter competitions.")).to_be_visible()
+    expect(page.locator("#versions .version").first).to_contain_text("Built-in strategy “random”")
+    matches = page.locator("ul.matches-played > li")
+    expect(matches).to_have_count(2)
+    expect(matches.first).to_contain_text("Friday war 2, round 1, match 1")
+    expect(matches.first).to_contain_text("against House bot")
+    check_page(page, "bot-with-matches")
+    shown = client_for(ann.user).get(f"/api/bots/{bot.pk}/versions/").json()["results"]
+    assert [(v["number"], v["kind"], v["status"]) for v in shown] == [(1, "builtin", "ready"), (2, "builtin", "ready")]
+
+    # Each match links to its page.
+    first = Match.objects.filter(participants__entrant__bot_version__bot=bot).order_by("-pk").first()
+    assert first is not None
+    page.get_by_role("link", name="Friday war 2, round 1, match 1").click()
+    page.wait_for_url(f"{base}/play/matches/{first.pk}/")
+
+    # Another member is refused the page, with the site's own words.
+    player_create(username="ben", password="a-long-password-2")
+    other = browser.new_context(viewport=page.viewport_size)
+    try:
+        bens = other.new_page()
+        sign_in(bens, base, "ben", "a-long-password-2")
+        response = bens.goto(f"{base}/bots/{bot.pk}/")
+        assert response is not None and response.status == 403
+        expect(bens.get_by_text("Only a bot's owner may see its page.")).to_be_visible()
+        check_page(bens, "bot-not-yours")
+    finally:
+        other.close()
+
+
+@pytest.mark.parametrize("page", [1280], indirect=True, ids=["1280px"])
+def test_an_upload_through_the_page_is_checked_by_a_real_worker_and_the_page_follows(
+    page: Page, live_server: Any, tmp_path: Path, workers: Any
+) -> None:
+    """PostgreSQL and Redis: the upload's task goes through the broker to a worker started only once the page
+    shows the version being checked, so the page is seen to change from checking to ready by itself."""
+    base = live_server.url
+    ann = player_create(username="ann", password="a-long-password-1")
+    bot = bot_create(owner=ann, name="Lockstep", game="1923")
+    sign_in(page, base, "ann", "a-long-password-1")
+    page.goto(f"{base}/bots/{bot.pk}/versions/new/")
+    source = tmp_path / "mybot.py"
+    source.write_text(MYBOT)
+    page.get_by_label("Your bot's file").set_input_files(str(source))
+    page.get_by_role("button", name="Upload").click()
+    versions = page.locator("#versions")
+    expect(versions.locator(".pill")).to_have_text("checking")
+    assert bot.versions.get().status == BotVersion.Status.PENDING  # nothing has taken the task yet
+    workers("w1")
+    expect(versions.locator(".pill")).to_have_text("ready", timeout=90_000)
+    expect(versions.locator("pre.bot-log")).to_contain_text("deciding 0")
+    assert client_for(ann.user).get(f"/api/bots/{bot.pk}/versions/1/").json()["status"] == "ready"

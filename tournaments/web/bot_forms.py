@@ -103,9 +103,10 @@ class BuiltinVersionForm(forms.Form):
         super().__init__(*args, **kwargs)
         # The engine's strategies for this game, read now: a game registered since start-up is offered too.
         strategy = cast(forms.ChoiceField, self.fields["strategy"])
-        strategy.choices = [
-            (name, f"{name}: {summary}" if summary else name) for name, summary in bot_summaries(game).items()
-        ]
+        summaries = bot_summaries(game)
+        # One is chosen already, so the form is never refused for want of a choice.
+        self.fields["strategy"].initial = next(iter(summaries), None)
+        strategy.choices = [(name, f"{name}: {summary}" if summary else name) for name, summary in summaries.items()]
 
 
 VersionForm = UploadVersionForm | HttpVersionForm | BuiltinVersionForm

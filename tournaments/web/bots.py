@@ -127,14 +127,21 @@ def ordinal(n: int) -> str:
     return f"{n}{suffix}"
 
 
+def result_words(rank: int, ranks: list[int | None]) -> str:
+    """A seat's result: won, drew or lost in a match of two; its place among more."""
+    shared = ranks.count(rank) > 1
+    if len(ranks) == 2:
+        return "drew" if shared else "won" if rank == 1 else "lost"
+    return f"{'shared ' if shared else ''}{ordinal(rank)} of {len(ranks)}"
+
+
 def match_line(seat: MatchParticipant) -> MatchLine:
     match = seat.match
     table = list(match.participants.all())
     if seat.rank is None:
         result = MATCH_WORDS.get(Match.Status(match.status), match.status)
     else:
-        shared = sum(1 for other in table if other.rank == seat.rank) > 1
-        result = f"{'shared ' if shared else ''}{ordinal(seat.rank)} of {len(table)}"
+        result = result_words(seat.rank, [other.rank for other in table])
     version = seat.entrant.bot_version
     return MatchLine(
         match=match,
