@@ -22,6 +22,7 @@ from league.models import Bot, BotVersion, Player
 from league.services import bot_create, bot_version_create_builtin, player_create
 from league.tasks import validate_bot_version
 from league.validation import VALIDATE_BOT_VERSION
+from tests.e2e.conftest import SCREENSHOTS
 from tests.e2e.site_checks import WIDTHS, check_page, viewport
 from tests.engine.sandbox_support import needs_sandbox
 from tests.factories import CompetitionFactory, EntrantFactory
@@ -210,7 +211,7 @@ def test_an_address_refused_a_built_in_strategy_chosen_its_matches_listed_and_no
     expect(page.locator("#versions .version").first).to_contain_text("Built-in strategy “random”")
     matches = page.locator("ul.matches-played > li")
     expect(matches).to_have_count(2)
-    expect(matches.first).to_contain_text("Friday war 2, round 1, match 1")
+    expect(matches.first).to_contain_text("Friday war 2, round 1")
     expect(matches.first).to_contain_text("against House bot")
     check_page(page, "bot-with-matches")
     shown = client_for(ann.user).get(f"/api/bots/{bot.pk}/versions/").json()["results"]
@@ -219,8 +220,10 @@ def test_an_address_refused_a_built_in_strategy_chosen_its_matches_listed_and_no
     # Each match links to its page.
     first = Match.objects.filter(participants__entrant__bot_version__bot=bot).order_by("-pk").first()
     assert first is not None
-    page.get_by_role("link", name="Friday war 2, round 1, match 1").click()
+    page.get_by_role("link", name="Friday war 2, round 1").click()
     page.wait_for_url(f"{base}/play/matches/{first.pk}/")
+    page.wait_for_load_state("networkidle")
+    page.screenshot(path=str(SCREENSHOTS / f"bot-match-link-{page.viewport_size['width']}.png"), full_page=True)
 
     # Another member is refused the page, with the site's own words.
     player_create(username="ben", password="a-long-password-2")

@@ -453,3 +453,20 @@ def test_an_unknown_kind_changes_nothing_and_shows_the_page(client: Client, ann:
     bot = BotFactory(owner=ann, game="1923")
     response = signed_in(client, ann).post(reverse("site:bot-version-new", args=[bot.pk]), {"kind": "carrier pigeon"})
     assert response.status_code == 200 and not bot.versions.exists()
+
+
+def test_the_new_version_page_and_a_versions_page_cost_a_fixed_number_of_queries(
+    client: Client, ann: Player, django_assert_num_queries: Callable[..., Any]
+) -> None:
+    bot = BotFactory(owner=ann, game="punk")
+    for number in range(1, 6):
+        BotVersionFactory(bot=bot, number=number)
+    signed_in(client, ann)
+    # The session, the user and the bot: the strategies come from the engine.
+    with django_assert_num_queries(3):
+        assert client.get(reverse("site:bot-version-new", args=[bot.pk])).status_code == 200
+    with django_assert_num_queries(4):
+        assert client.get(reverse("site:bot-version", args=[bot.pk, 3])).status_code == 200
+    # The versions part: the session, the user, the bot, its versions and the newest one's log.
+    with django_assert_num_queries(5):
+        assert client.get(reverse("site:bot-versions", args=[bot.pk])).status_code == 200
