@@ -155,6 +155,23 @@ def test_a_member_makes_a_bot_uploads_a_py_file_and_sees_it_checked_ready_with_i
     page.get_by_role("button", name="Save").click()
     expect(page.get_by_text("Saved.")).to_be_visible()
     assert api.get(f"/api/bots/{bot.pk}/").json()["name"] == f"Lockstep {width}"
+
+    # A second version that crashes: failed, with the reason in a word and the traceback in its log.
+    page.get_by_role("link", name="Add a version").click()
+    crashing = tmp_path / "broken.py"
+    crashing.write_text("def act(turn):\n    raise RuntimeError('oops, a bug')\n")
+    page.get_by_label("Your bot's file").set_input_files(str(crashing))
+    page.get_by_role("button", name="Upload").click()
+    expect(versions.locator(".version").first.locator(".pill")).to_have_text("checking")
+    (_, (second_id,)) = held_tasks[-1]
+    validate_bot_version(second_id)
+    newest = versions.locator(".version").first
+    expect(newest.locator(".pill")).to_have_text("failed", timeout=15_000)
+    expect(newest).to_contain_text("Crash at move 0 (the log says more)")
+    expect(versions.locator("pre.bot-log")).to_contain_text("RuntimeError: oops, a bug")
+    check_page(page, "bot-failed")
+    assert api.get(f"/api/bots/{bot.pk}/versions/2/").json()["status"] == "failed"
+
     page.get_by_role("link", name=f"Retire Lockstep {width}").click()
     expect(page.get_by_text("You cannot undo this.")).to_be_visible()
     check_page(page, "bot-retire")
@@ -168,7 +185,8 @@ def test_a_member_makes_a_bot_uploads_a_py_file_and_sees_it_checked_ready_with_i
     mine = page.locator("ul.bots li")
     expect(mine).to_have_count(1)
     expect(mine).to_contain_text("retired")
-    expect(mine.locator(".pill")).to_have_text("ready")
+    expect(mine).to_contain_text("Version 2")
+    expect(mine.locator(".pill")).to_have_text("failed")
     check_page(page, "bots-list")
 
 

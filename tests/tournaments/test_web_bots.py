@@ -128,11 +128,11 @@ def test_my_bots_lists_mine_only_with_each_latest_version_in_plain_words(client:
     BotFactory(name="Someone else's")
     page = signed_in(client, ann).get(reverse("site:bots"))
     assert page.status_code == 200
-    bots = {bot.name: bot for bot in page.context["bots"]}
-    assert set(bots) == {"Checker", "Faller", "Empty"}
-    assert (bots["Checker"].latest_number, bots["Checker"].latest_words) == (2, "checking")
-    assert (bots["Faller"].latest_number, bots["Faller"].latest_words) == (1, "failed")
-    assert bots["Empty"].latest_number is None
+    lines = {line.bot.name: line for line in page.context["bot_lines"]}
+    assert set(lines) == {"Checker", "Faller", "Empty"}
+    assert (lines["Checker"].bot.latest_number, lines["Checker"].latest_words) == (2, "checking")
+    assert (lines["Faller"].bot.latest_number, lines["Faller"].latest_words) == (1, "failed")
+    assert lines["Empty"].bot.latest_number is None
     text = page.content.decode()
     assert "Version 2" in text and ">checking<" in text and ">failed<" in text and "1923" in text
     assert reverse("site:bot-new") in text
@@ -149,7 +149,7 @@ def test_my_bots_costs_the_same_queries_for_many_bots(
     # The session, the user, the player and the bots with their latest versions.
     with django_assert_num_queries(4):
         page = client.get(reverse("site:bots"))
-    assert len(page.context["bots"]) == 6
+    assert len(page.context["bot_lines"]) == 6
 
 
 def test_a_member_with_no_bots_yet_gets_an_empty_list_and_no_profile_made(client: Client) -> None:

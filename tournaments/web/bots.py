@@ -78,6 +78,14 @@ MATCHES_PER_PAGE = 20
 
 
 @dataclass(frozen=True)
+class BotLine:
+    """One of my bots on the list, with its latest version's status in words."""
+
+    bot: Bot
+    latest_words: str
+
+
+@dataclass(frozen=True)
 class VersionLine:
     """One version as the pages show it."""
 
@@ -165,10 +173,10 @@ def own_bot(request: HttpRequest, bot_id: int) -> Bot:
 @require_GET
 def my_bots(request: HttpRequest) -> HttpResponse:
     player = player_of_user(request.user)
-    bots = list(owner_bots(owner=player)) if player is not None else []
-    for bot in bots:
-        bot.latest_words = STATUS_WORDS.get(bot.latest_status, "")  # type: ignore[attr-defined]
-    return render(request, "site/bots/list.html", {"bots": bots})
+    bots = owner_bots(owner=player) if player is not None else Bot.objects.none()
+    # The selector annotates each bot with its latest version's status; the page says it in words.
+    lines = [BotLine(bot=bot, latest_words=STATUS_WORDS.get(bot.latest_status, "")) for bot in bots]  # type: ignore[attr-defined]
+    return render(request, "site/bots/list.html", {"bot_lines": lines})
 
 
 @login_required
