@@ -20,7 +20,17 @@ from engine.games import UnknownGame, bots_module, get_game, seats_for
 from engine.rng import bot_rng
 
 # BotContext and BotFactory are re-exported: callers (the tests among them) take them from the package.
-__all__ = ["BotContext", "BotFactory", "RandomBot", "SeatMaker", "UnknownBot", "bot_names", "make_bot", "seat_agents"]
+__all__ = [
+    "BotContext",
+    "BotFactory",
+    "RandomBot",
+    "SeatMaker",
+    "UnknownBot",
+    "bot_names",
+    "bot_summaries",
+    "make_bot",
+    "seat_agents",
+]
 
 
 class UnknownBot(EngineError, ValueError):
@@ -58,6 +68,14 @@ def _registry_of(game: str) -> dict[str, BotFactory]:
 
 def bot_names(game: str) -> list[str]:
     return sorted(_registry_of(game))
+
+
+def bot_summaries(game: str) -> dict[str, str]:
+    """Each built-in bot's name and how it plays, in one line (its class's docstring), for people choosing one."""
+    return {
+        name: ((factory.__doc__ or "").strip().splitlines() or [""])[0]
+        for name, factory in sorted(_registry_of(game).items())
+    }
 
 
 def make_bot(name: str, *, game: str, seat: int, players: int, options: Mapping[str, Any], seed: int) -> Agent:
