@@ -201,7 +201,7 @@ def test_an_organiser_without_staff_starts_a_club_invites_and_decides_a_request(
     page.wait_for_url(f"{base}/clubs/lantern/members/")
     page.get_by_label("Role of Nia").select_option("referee")
     main(page).get_by_role("listitem").filter(has_text="Nia").get_by_role("button", name="Change role").click()
-    page.get_by_role("status").get_by_text("Nia is now referee.").wait_for()
+    page.get_by_role("status").get_by_text("Nia is now a referee.").wait_for()
     check_page(page, "club-members")
     assert member_names(club) == {"Olga": "organiser", "Nia": "referee"}
 

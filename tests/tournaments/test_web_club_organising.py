@@ -109,7 +109,7 @@ def test_promoting_demoting_and_removing_members(organiser: Client, club: Club) 
     response = organiser.post(
         reverse("site:club-member-role", args=["chess", mia.pk]), {f"m{mia.pk}-role": "organiser"}, follow=True
     )
-    assert "Mia is now organiser." in messages_of(response)
+    assert "Mia is now an organiser." in messages_of(response)
     assert Membership.objects.get(pk=mia.pk).role == Membership.Role.ORGANISER
     organiser.post(reverse("site:club-member-role", args=["chess", mia.pk]), {f"m{mia.pk}-role": "referee"})
     assert Membership.objects.get(pk=mia.pk).role == Membership.Role.REFEREE

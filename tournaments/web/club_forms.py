@@ -45,6 +45,12 @@ def role_words(role: str) -> str:
     return ROLE_WORDS.get(role, role)
 
 
+def as_a(role: str) -> str:
+    """The role in a sentence: "a member", "an organiser"."""
+    words = role_words(role).lower()
+    return f"an {words}" if words[:1] in "aeiou" else f"a {words}"
+
+
 ROLE_CHOICES = [
     (Membership.Role.MEMBER, "Member: plays and enters competitions"),
     (Membership.Role.REFEREE, "Referee: also confirms transcripts and settles disputes"),

@@ -39,6 +39,7 @@ from tournaments.web.club_forms import (
     InvitationLinkForm,
     PersonalInvitationForm,
     RoleForm,
+    as_a,
     role_words,
 )
 from tournaments.web.clubs import club_of, me
@@ -106,7 +107,7 @@ def member_role(request: HttpRequest, slug: str, membership_id: int) -> HttpResp
     call_for_message(
         request,
         lambda: club_set_role(club=club, player=membership.player, role=role, by=me(request)),
-        done=f"{membership.player.display_name} is now {role_words(role).lower()}.",
+        done=f"{membership.player.display_name} is now {as_a(role)}.",
     )
     if membership.player.user_id == request.user.pk and role != Membership.Role.ORGANISER:
         # They stepped down themselves: the organisers' pages are no longer theirs.

@@ -22,7 +22,7 @@ from league.personal_invitations import personal_invitation_accept, personal_inv
 from league.selectors import club_list, player_of_user
 from league.services import club_create, player_for_user
 from tournaments.club_competitions import club_competitions
-from tournaments.web.club_forms import ClubCreateForm, JoinRequestForm, joining_words, role_words
+from tournaments.web.club_forms import ClubCreateForm, JoinRequestForm, as_a, joining_words, role_words
 from tournaments.web.refusals import call_for_form, call_for_message
 
 
@@ -69,6 +69,7 @@ def club_page(request: HttpRequest, slug: str, join_form: JoinRequestForm | None
     club = club_of(slug)
     player = player_of_user(request.user)
     standing = standing_with(club=club, player=player)
+    offers = [(offer, as_a(offer.role)) for offer in standing.invitations]
     role = standing.membership.role if standing.membership else None
     roll = list(club_roll(club=club, limit=ROLL_SHOWN))
     member_count = len(roll) if len(roll) < ROLL_SHOWN else club.memberships.count()
@@ -76,8 +77,9 @@ def club_page(request: HttpRequest, slug: str, join_form: JoinRequestForm | None
         "club": club,
         "joining_words": joining_words(club.joining),
         "standing": standing,
+        "offers": offers,
         "role": role,
-        "role_words": role_words(role) if role else "",
+        "role_words": as_a(role) if role else "",
         "is_organiser": role == Membership.Role.ORGANISER,
         "can_create": club.lets_create_competitions(role),
         "roll": [(membership, role_words(membership.role)) for membership in roll],
@@ -183,7 +185,7 @@ def invitation(request: HttpRequest, code: str) -> HttpResponse:
     context = {
         "club": club,
         "offer": offer,
-        "role_words": role_words(offer.role).lower(),
+        "role_words": as_a(offer.role),
         "problem": invitation_problem(offer),
         "member": member,
         "sign_up": f"{reverse('account_signup')}?{back}",
