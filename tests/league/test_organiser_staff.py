@@ -3,8 +3,12 @@ taken from a superuser or from someone made staff by hand. A fresh organiser's a
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
+
 import pytest
 from django.contrib.auth.models import User
+from django.db import connection
 from django.test import Client
 from django.urls import reverse
 
@@ -138,3 +142,39 @@ def test_an_organiser_made_on_the_site_opens_the_admin_scoped_to_their_club(clie
         # Out of scope is "does not exist": the admin sends them back to its index, showing nothing.
         response = client.get(hidden)
         assert (response.status_code, response["Location"]) == (302, "/admin/"), hidden
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("attempt", range(4))
+def test_losing_one_role_while_gaining_another_at_once_leaves_staff(attempt: int) -> None:
+    """Demoted in one club while made organiser of another, at the same moment: each change decides staff status
+    under the user row's lock, after the other's commit, so the person who organises a club stays staff."""
+    if connection.vendor != "postgresql":
+        pytest.skip("row locks need PostgreSQL")
+    olga, xavier, yara = person("olga"), person("xavier"), person("yara")
+    home, away = new_club(xavier, "home"), new_club(yara, "away")
+    club_add_member(club=home, player=olga, role=Membership.Role.ORGANISER)
+    club_add_member(club=away, player=olga)
+    assert staff(olga)
+    start = threading.Barrier(2)
+    errors: list[BaseException] = []
+
+    def act(change: Callable[[], object]) -> None:
+        try:
+            start.wait()
+            change()
+        except BaseException as error:  # reported below, in the test's thread
+            errors.append(error)
+        finally:
+            connection.close()
+
+    threads = [
+        threading.Thread(target=act, args=(lambda: club_set_role(club=home, player=olga, role="member", by=xavier),)),
+        threading.Thread(target=act, args=(lambda: club_set_role(club=away, player=olga, role="organiser", by=yara),)),
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors
+    assert staff(olga) and marked(olga)

@@ -307,3 +307,24 @@ def test_a_spent_link_explains_itself_and_admits_no_one(client: Client, spoil: d
 
 def test_an_unknown_code_is_the_sites_404(client: Client) -> None:
     assert client.get(reverse("site:invitation", args=["x" * 32])).status_code == 404
+
+
+@pytest.mark.parametrize(("creators", "shown"), [("organisers", False), ("members", True)])
+def test_new_competition_shows_to_members_only_where_the_club_lets_them(
+    client: Client, creators: str, shown: bool
+) -> None:
+    club = club_with(Club.Joining.OPEN)
+    Club.objects.filter(pk=club.pk).update(competition_creators=creators)
+    mia = person("mia")
+    MembershipFactory(club=club, player=mia)
+    text = signed_in(client, mia).get(reverse("site:club", args=["chess"])).content.decode()
+    assert ('href="/clubs/chess/competitions/new/"' in text) is shown
+    assert "Running the club" not in text  # the organisers' links are theirs
+
+
+def test_a_visitor_sees_a_club_page_in_few_queries(client: Client, django_assert_num_queries: object) -> None:
+    club = club_with(Club.Joining.REQUEST, members=4)
+    CompetitionFactory(club=club, name="Spring open", status=Competition.Status.OPEN)
+    with django_assert_num_queries(4):  # type: ignore[operator]  # club, roll, competitions now, finished
+        page = client.get(reverse("site:club", args=["chess"]))
+    assert 'href="/accounts/signup/?next=/clubs/chess/"' in page.content.decode()
