@@ -211,3 +211,58 @@ def test_an_organiser_without_staff_starts_a_club_invites_and_decides_a_request(
     olga.user.refresh_from_db()
     assert olga.user.is_staff  # the role opened the admin site
     assert nia.pk in [m.player_id for m in Membership.objects.filter(club=club)]
+
+
+def test_an_organiser_invites_a_person_by_name_who_accepts_and_a_withdrawn_link_explains_itself(
+    context: BrowserContext, browser: Browser, live_server: Any
+) -> None:
+    base = str(live_server.url)
+    club = ClubFactory(name="Quiet Hearts", slug="hearts", joining=Club.Joining.INVITATION)
+    olga = person("olga")
+    MembershipFactory(club=club, player=olga, role=Membership.Role.ORGANISER)
+    nia = person("nia")
+    page = context.new_page()
+    sign_in(page, base, "olga", "/clubs/hearts/invitations/")
+    page.get_by_label("Their user name").fill("nobody")
+    page.get_by_role("button", name="Invite them").click()
+    main(page).get_by_text("No one here has the user name 'nobody'.").wait_for()
+    check_page(page, "club-invite-person-refused")
+    page.get_by_label("Their user name").fill("nia")
+    page.get_by_label("Invite them as").select_option("referee")
+    page.get_by_role("button", name="Invite them").click()
+    main(page).get_by_role("button", name="Withdraw the invitation to Nia").wait_for()
+    page.get_by_role("button", name="Make a link").click()
+    page.get_by_role("button", name="Withdraw link 1").click()
+    page.get_by_role("status").get_by_text("The link is withdrawn: it admits no one now.").wait_for()
+    check_page(page, "club-invitations-after")
+    offers = results(client_for(nia.user).get("/api/players/me/invitations/"))
+    assert [(row["role"], row["status"]) for row in offers] == [("referee", "pending")]
+    withdrawn = results(client_for(olga.user).get(f"/api/clubs/{club.pk}/invitations/"))[0]
+    assert withdrawn["usable"] is False
+
+    other = browser.new_context(viewport=page.viewport_size)
+    try:
+        invited = other.new_page()
+        sign_in(invited, base, "nia", "/clubs/hearts/")
+        invited.locator("#main").get_by_text("Olga invites you to join Quiet Hearts as a referee.").wait_for()
+        check_page(invited, "club-personal-invitation")
+        invited.locator("#main").get_by_role("button", name="Accept").click()
+        invited.get_by_role("status").get_by_text("Welcome to Quiet Hearts: you are a member.").wait_for()
+        assert invited.locator("#main").get_by_text("You are a referee of Quiet Hearts.").is_visible()
+        assert member_names(club) == {"Olga": "organiser", "Nia": "referee"}
+
+        invited.goto(f"{base}/invitations/{withdrawn['code']}/")
+        invited.locator("#main").get_by_text("You are already a member of Quiet Hearts.").wait_for()
+    finally:
+        other.close()
+
+    # Someone else opening the withdrawn link is told why it admits no one, and what to do.
+    stranger = browser.new_context(viewport=page.viewport_size)
+    try:
+        visitor = stranger.new_page()
+        visitor.goto(f"{base}/invitations/{withdrawn['code']}/")
+        visitor.locator("#main").get_by_text("this invitation was withdrawn by the club's organisers").wait_for()
+        assert visitor.locator("#main").get_by_role("link", name="Sign up to join").count() == 0
+        check_page(visitor, "invitation-withdrawn")
+    finally:
+        stranger.close()

@@ -145,7 +145,7 @@ def invitations_page(
         (link, request.build_absolute_uri(reverse("site:invitation", args=[link.code])), role_words(link.role))
         for link in open_invitation_links(club=club)
     ]
-    offers = [(offer, role_words(offer.role)) for offer in pending_personal_invitations(club=club)]
+    offers = [(offer, as_a(offer.role)) for offer in pending_personal_invitations(club=club)]
     context = {
         "club": club,
         "links": links,
