@@ -142,9 +142,21 @@ def test_the_members_page_costs_the_same_queries_for_many_members(
 ) -> None:
     for n in range(6):
         member(club, f"m{n}")
-    with django_assert_num_queries(6):  # type: ignore[operator]  # session, user, club, player, role, roll
+    # session, user, club, player, role, how many members, the page of them
+    with django_assert_num_queries(7):  # type: ignore[operator]
         page = organiser.get(reverse("site:club-members", args=["chess"]))
     assert page.content.decode().count("Change role</button>") == 7
+
+
+def test_a_long_roll_is_read_a_page_at_a_time(organiser: Client, club: Club) -> None:
+    for n in range(51):
+        member(club, f"m{n:02}")
+    first = organiser.get(reverse("site:club-members", args=["chess"])).content.decode()
+    assert first.count("Change role</button>") == 50 and "Page 1 of 2" in first and 'href="?page=2"' in first
+    second = organiser.get(reverse("site:club-members", args=["chess"]), {"page": 2}).content.decode()
+    assert second.count("Change role</button>") == 2 and ">M50</a>" in second
+    # A page that is not there gives the last one, not an error.
+    assert organiser.get(reverse("site:club-members", args=["chess"]), {"page": "x9"}).status_code == 200
 
 
 # --- Invitations -------------------------------------------------------------------------------------
@@ -245,6 +257,7 @@ def test_the_requests_page_costs_the_same_queries_for_many_requests(
 ) -> None:
     for n in range(5):
         JoinRequest.objects.create(club=club, player=person(f"p{n}"), note=f"note {n}")
-    with django_assert_num_queries(6):  # type: ignore[operator]  # session, user, club, player, role, requests
+    # session, user, club, player, role, how many wait, the page of them
+    with django_assert_num_queries(7):  # type: ignore[operator]
         page = organiser.get(reverse("site:club-requests", args=["chess"]))
     assert page.content.decode().count("Decline</button>") == 5

@@ -8,10 +8,14 @@ ago is refused there, in its words).
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
+from django.core.paginator import Page, Paginator
+from django.db.models import Model, QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import URLPattern, path, reverse
@@ -44,6 +48,17 @@ from tournaments.web.club_forms import (
 )
 from tournaments.web.clubs import club_of, me
 from tournaments.web.refusals import call_for_form, call_for_message
+
+M = TypeVar("M", bound=Model)
+
+#: Rows on one page of the members and requests lists: a club of hundreds is read a page at a time.
+PAGE_SIZE = 50
+
+
+def page_of(request: HttpRequest, rows: QuerySet[M]) -> Page[M]:
+    """The page of ``rows`` the address asks for (?page=); a page past the end or not a number gives the last
+    or the first, never an error."""
+    return Paginator(rows, PAGE_SIZE).get_page(request.GET.get("page"))
 
 
 def organised_club(request: HttpRequest, slug: str) -> Club:
@@ -79,15 +94,16 @@ def club_settings(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 def club_members(request: HttpRequest, slug: str) -> HttpResponse:
     club = organised_club(request, slug)
+    page = page_of(request, club_roll(club=club))
     rows = [
         (
             membership,
             role_words(membership.role),
             RoleForm(initial={"role": membership.role}, prefix=f"m{membership.pk}"),
         )
-        for membership in club_roll(club=club)
+        for membership in page
     ]
-    return render(request, "site/clubs/members.html", {"club": club, "rows": rows})
+    return render(request, "site/clubs/members.html", {"club": club, "rows": rows, "page": page})
 
 
 def roll_entry(club: Club, membership_id: int) -> Membership:
@@ -228,7 +244,8 @@ def offer_withdraw(request: HttpRequest, slug: str, invitation_id: int) -> HttpR
 @login_required
 def club_requests(request: HttpRequest, slug: str) -> HttpResponse:
     club = organised_club(request, slug)
-    return render(request, "site/clubs/requests.html", {"club": club, "requests": pending_join_requests(club=club)})
+    page = page_of(request, pending_join_requests(club=club))
+    return render(request, "site/clubs/requests.html", {"club": club, "requests": page, "page": page})
 
 
 @login_required
