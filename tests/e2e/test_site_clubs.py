@@ -123,6 +123,14 @@ def test_a_visitor_signs_up_from_an_invitation_link_and_joins(context: BrowserCo
     # The link again, now a member: it says so rather than offering to join twice.
     page.goto(f"{base}{link}")
     assert main(page).get_by_text("You are already a member of Harbour Bridge Club.").is_visible()
+    check_page(page, "invitation-member")
+
+    # Signed out, the club's page tells a visitor it takes members by invitation only.
+    page.get_by_role("button", name="Sign out").click()
+    page.goto(f"{base}/clubs/harbour/")
+    main(page).get_by_text("you need an invitation link from one of its organisers").wait_for()
+    assert main(page).get_by_role("button").count() == 0
+    check_page(page, "club-visitor-invitation-only")
 
 
 def test_an_organiser_without_staff_starts_a_club_invites_and_decides_a_request(
@@ -203,6 +211,12 @@ def test_an_organiser_without_staff_starts_a_club_invites_and_decides_a_request(
     main(page).get_by_role("listitem").filter(has_text="Nia").get_by_role("button", name="Change role").click()
     page.get_by_role("status").get_by_text("Nia is now a referee.").wait_for()
     check_page(page, "club-members")
+    assert member_names(club) == {"Olga": "organiser", "Nia": "referee"}
+    main(page).get_by_role("listitem").filter(has_text="Nia").get_by_role("link", name="Remove").click()
+    main(page).get_by_role("heading", name="Remove Nia from Lantern Euchre?").wait_for()
+    check_page(page, "club-remove-member")
+    main(page).get_by_role("link", name="Keep them").click()
+    page.wait_for_url(f"{base}/clubs/lantern/members/")
     assert member_names(club) == {"Olga": "organiser", "Nia": "referee"}
 
     main(page).get_by_role("link", name="Settings").click()
