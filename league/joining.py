@@ -29,6 +29,7 @@ from django.utils import timezone
 
 from league.errors import Conflict
 from league.models import Club, Invitation, JoinRequest, Membership, PersonalInvitation, Player
+from league.organiser_staff import staff_follows_organiser_role
 
 #: An invitation lives at most this long, and at least an hour.
 MAX_INVITATION_DAYS = 90
@@ -53,7 +54,10 @@ def admit(club: Club, player: Player, role: str) -> Membership:
     """The membership a person asked for or accepted (never one an organiser imposes); a Conflict if they have one."""
     try:
         with transaction.atomic():
-            return Membership.objects.create(club=club, player=player, role=role)
+            membership = Membership.objects.create(club=club, player=player, role=role)
+            if role == Membership.Role.ORGANISER:  # an organiser's code or invitation: the admin opens too
+                staff_follows_organiser_role(player=player)
+            return membership
     except IntegrityError:  # joined another way at the same moment
         raise Conflict(f"you are already a member of {club.name}") from None
 
@@ -239,8 +243,11 @@ def club_set_role(*, club: Club, player: Player, role: str, by: Player | None = 
         if membership.role == Membership.Role.ORGANISER and role != Membership.Role.ORGANISER:
             _withdraw_offers_of(club, player)
         if membership.role != role:
+            organiser_before = membership.role == Membership.Role.ORGANISER
             membership.role = role
             membership.save(update_fields=["role"])
+            if organiser_before or role == Membership.Role.ORGANISER:
+                staff_follows_organiser_role(player=player)
     return membership
 
 
@@ -255,3 +262,5 @@ def club_remove_member(*, club: Club, player: Player, by: Player | None = None) 
         _keep_an_organiser(club, membership, None)
         _withdraw_offers_of(club, player)
         membership.delete()
+        if membership.role == Membership.Role.ORGANISER:
+            staff_follows_organiser_role(player=player)

@@ -19,6 +19,7 @@ from engine.sandbox import BadBotCode, bot_code
 from league.joining import check_role, club_set_role
 from league.models import Bot, BotVersion, Club, Membership, NameClaim, Player
 from league.names import free_variant, names_check, names_claim
+from league.organiser_staff import staff_follows_organiser_role
 from league.validation import validation_release
 
 
@@ -52,6 +53,10 @@ def player_sign_up(*, user: User, display_name: str = "") -> Player:
     return player
 
 
+#: Slugs no club may take: the site's /clubs/new/ is the form that creates one, not a club's page.
+RESERVED_CLUB_SLUGS = frozenset({"new"})
+
+
 def club_create(
     *,
     name: str,
@@ -63,13 +68,16 @@ def club_create(
     """A new club with its first organiser; slugs are unique whatever their case (``demo`` is ``DEMO``)."""
     _check_choice("competition_creators", competition_creators, Club.CompetitionCreators.values)
     _check_choice("joining", joining, Club.Joining.values)
-    taken = ValidationError({"slug": f"a club with the slug {slug!r} exists"})
+    if slug.lower() in RESERVED_CLUB_SLUGS:
+        raise ValidationError({"slug": f"{slug!r} is kept for the site's own pages: choose another"})
+    taken = ValidationError({"slug": f"the address {slug!r} is taken by another club"})
     if Club.objects.filter(slug__iexact=slug).exists():
         raise taken
     try:
         with transaction.atomic():
             club = Club.objects.create(name=name, slug=slug, competition_creators=competition_creators, joining=joining)
             Membership.objects.create(club=club, player=organiser, role=Membership.Role.ORGANISER)
+            staff_follows_organiser_role(player=organiser)
     except IntegrityError:
         # Another club took it (in some case) since the check above: the constraint says no.
         raise taken from None
@@ -105,10 +113,13 @@ def club_add_member(*, club: Club, player: Player, role: str = Membership.Role.M
     organiser invites a person, who becomes a member by accepting (league.personal_invitations).
     """
     check_role(role)
-    membership, created = Membership.objects.get_or_create(club=club, player=player, defaults={"role": role})
-    if not created and membership.role != role:
-        # Through the one rule of the roll: the club keeps an organiser.
-        return club_set_role(club=club, player=player, role=role)
+    with transaction.atomic():
+        membership, created = Membership.objects.get_or_create(club=club, player=player, defaults={"role": role})
+        if not created and membership.role != role:
+            # Through the one rule of the roll: the club keeps an organiser (and staff status follows there).
+            return club_set_role(club=club, player=player, role=role)
+        if created and role == Membership.Role.ORGANISER:
+            staff_follows_organiser_role(player=player)
     return membership
 
 

@@ -2,8 +2,9 @@
 
 Who may do what here:
 - a superuser may do everything the services allow;
-- an organiser is an active staff user whose player holds an organiser membership in a club
-  (Club page → Memberships → role ``organiser``, plus "Staff status" on the user). Organisers
+- an organiser is an active staff user whose player holds an organiser membership in a club; the
+  services give staff status with the role and take it back with the last one (league/organiser_staff.py),
+  so nobody ticks "Staff status" by hand. Organisers
   see only the clubs they organise, the players who are members of them, and the bots (and
   versions) those members own (``permissions.members_only``); they change their members' roles
   (never taking the club's last organiser), make new accounts in their clubs, and add bots owned

@@ -32,7 +32,7 @@ def test_bad_club_input_is_a_400_naming_the_field(payload: dict[str, object], fi
 def test_a_taken_slug_is_refused() -> None:
     ClubFactory(slug="taken")
     response = client_for(PlayerFactory().user).post("/api/clubs/", {"name": "X", "slug": "taken"}, format="json")
-    assert response.status_code == 400 and response.json() == {"slug": ["a club with the slug 'taken' exists"]}
+    assert response.status_code == 400 and response.json() == {"slug": ["the address 'taken' is taken by another club"]}
 
 
 def test_an_organiser_invites_someone_who_accepts_and_is_then_promoted() -> None:
