@@ -95,7 +95,7 @@ def test_a_visitor_sees_the_clubs_and_competitions_and_reaches_sign_up(page: Pag
     main = page.locator("main")
     main.get_by_role("heading", level=1, name="Ladders and tournaments for card clubs").wait_for()
     clubs = page.locator("#clubs")
-    admits = (("Riverside", "Anyone can join"), ("Hill club", "Ask to join"), ("Quiet corner", "By invitation"))
+    admits = (("Riverside", "Anyone can join"), ("Hill club", "Ask to join"), ("Quiet corner", "By invitation only"))
     for name, words in admits:
         clubs.locator("li", has=page.get_by_role("link", name=name, exact=True)).get_by_text(words).wait_for()
     competitions = page.locator("#competitions")

@@ -65,7 +65,7 @@ def test_a_visitor_sees_what_the_site_is_the_clubs_and_how_each_admits_and_where
     clubs = section(html, "clubs")
     assert re.findall(r'href="/clubs/([^/]+)/">([^<]+)</a>\s*<span class="meta">([^·]+?) ·', clubs) == [
         ("hill-club", "Hill club", "Ask to join"),
-        ("quiet-corner", "Quiet corner", "By invitation"),
+        ("quiet-corner", "Quiet corner", "By invitation only"),
         ("riverside", "Riverside", "Anyone can join"),
     ]
     assert f'href="{reverse("account_signup")}"' in html and f'href="{reverse("site:login")}"' in html

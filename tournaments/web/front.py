@@ -12,13 +12,7 @@ from league.models import Club, game_choices
 from league.selectors import player_of_user
 from tournaments.dashboard_selectors import club_count, clubs_to_browse, competitions_to_follow, dashboard_of
 from tournaments.formats.registry import UnknownFormat, get_format
-
-#: How a club admits members, in the words of its entry in a list.
-JOINING_WORDS: dict[str, str] = {
-    Club.Joining.OPEN: "Anyone can join",
-    Club.Joining.REQUEST: "Ask to join",
-    Club.Joining.INVITATION: "By invitation",
-}
+from tournaments.web.club_forms import joining_words
 
 #: How many clubs and competitions the front door lists; /clubs/ lists every club.
 LISTED = 12
@@ -40,7 +34,7 @@ def home_page(request: HttpRequest) -> HttpResponse:
         "site/front/welcome.html",
         {
             "games": _games_in_words(),
-            "clubs": [ClubLine(club, JOINING_WORDS.get(club.joining, "")) for club in clubs_to_browse(limit=LISTED)],
+            "clubs": [ClubLine(club, joining_words(club.joining)) for club in clubs_to_browse(limit=LISTED)],
             "club_count": club_count(),
             "competitions": [(c, _format_label(c.format)) for c in competitions_to_follow(limit=LISTED)],
         },
