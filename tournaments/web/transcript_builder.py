@@ -204,16 +204,21 @@ def _replayed(table: Table, draft: Draft) -> Any:
     try:
         deal = game.parse_deal(record.deal, table.options, table.players)
     except EngineError as exc:
-        raise DraftProblem(table.plain(f"deal: {exc}")) from None
+        raise DraftProblem(table.plain(_about_the_deal(str(exc)))) from None
     problem = game.PROFILE.table_deal_problem(deal, table.options, table.players)
     if problem:
-        raise DraftProblem(table.plain(f"deal: {problem}"))
+        raise DraftProblem(table.plain(_about_the_deal(problem)))
     try:
         _, state = replay(record)
     except ReplayError as exc:
         reason = exc.reason if exc.step is None else f"step {exc.step}: {exc.reason}"
         raise DraftProblem(table.plain(reason)) from None
     return state
+
+
+def _about_the_deal(reason: str) -> str:
+    # Some games' reasons already start so ("deal: unexpected or duplicated 2C"); said once is enough.
+    return reason if reason.startswith("deal") else f"deal: {reason}"
 
 
 def advance(table: Table, draft: Draft) -> tuple[Draft, Position]:

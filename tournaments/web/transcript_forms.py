@@ -13,7 +13,7 @@ from typing import Any
 
 from django import forms
 
-from engine.cards import parse_cards
+from engine.cards import RANKS, parse_cards
 from engine.errors import CardError
 from engine.games.profile import DealPart
 from tournaments.api.transcripts import MAX_UPLOAD_BYTES
@@ -21,7 +21,7 @@ from tournaments.web.transcript_builder import Table
 
 CARD_NOTATION = (
     "Write each card as its rank then its suit, separated by spaces or commas: "
-    "ranks A 2 3 4 5 6 7 8 9 T (or 10) J Q K; suits {suits}. For example: {example}."
+    "ranks {ranks}; suits {suits}. For example: {example}."
 )
 
 
@@ -72,29 +72,38 @@ class StartForm(forms.Form):
         self.fields["game_number"] = GameField(games)
 
 
-def _cards_field(part: DealPart, label: str, notation: str, initial: Sequence[str] = ()) -> forms.CharField:
+def _cards_field(part: DealPart, label: str, initial: Sequence[str] = ()) -> forms.CharField:
     must_hold = f" They are: {' '.join(part.cards)}." if part.cards else ""
     return forms.CharField(
         label=f"{label[:1].upper()}{label[1:]}",
-        help_text=f"{part.count} cards.{must_hold} {notation}",
+        help_text=f"{part.count} cards.{must_hold}",
         widget=forms.Textarea(attrs={"rows": 3, "autocapitalize": "characters", "spellcheck": "false"}),
         initial=" ".join(initial),
     )
 
 
-def _parsed_cards(text: str, part: DealPart, label: str) -> list[str]:
+def _parsed_cards(text: str, part: DealPart, label: str, table: Table) -> list[str]:
+    """The cards typed, each one of this game's: a malformed card or one of another deck is named here."""
     try:
-        return parse_cards(text, count=part.count, what=label)
+        cards = parse_cards(text, count=part.count, what=label)
     except CardError as exc:
         raise forms.ValidationError(f"{str(exc)[:1].upper()}{str(exc)[1:]}") from None
+    deck = set(table.game.full_deck(table.options, table.players))
+    strangers = [(position, card) for position, card in enumerate(cards, start=1) if card not in deck]
+    if strangers:
+        position, card = strangers[0]
+        raise forms.ValidationError(f"{label}: card {position}: {card} is not a card of this game's deck.")
+    return cards
 
 
 def notation_for(table: Table) -> str:
-    """How to write this game's cards, with an example drawn from its own deck."""
+    """How to write this game's cards, with its own ranks and suits and an example drawn from its deck."""
     deck = table.game.full_deck(table.options, table.players)
+    ranks = [rank for rank in RANKS if any(card[0] == rank for card in deck)]
+    shown_ranks = " ".join("T (or 10)" if rank == "T" else rank for rank in ranks)
     suits = " ".join(dict.fromkeys(card[1] for card in deck))
     example = " ".join(dict.fromkeys([deck[0], deck[len(deck) // 2], deck[-1]]))
-    return CARD_NOTATION.format(suits=suits, example=example)
+    return CARD_NOTATION.format(ranks=shown_ranks, suits=suits, example=example)
 
 
 class DealForm(forms.Form):
@@ -104,18 +113,18 @@ class DealForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.table = table
         self.parts = table.start_parts()
-        notation = notation_for(table)
+        self.notation = notation_for(table)
         for index, part in enumerate(self.parts):
             cards = initial_cards[index] if index < len(initial_cards) else ()
-            self.fields[f"part_{index}"] = _cards_field(part, table.part_label(part), notation, cards)
+            self.fields[f"part_{index}"] = _cards_field(part, table.part_label(part), cards)
         if table.takes_a_seed():
             self.fields["seed"] = forms.IntegerField(
                 label="Draw number",
                 min_value=0,
                 initial=0,
                 required=False,
-                help_text="The engine plays a seat or draws something for this table (who leads, a seat "
-                "nobody sits in): give the number it drew with when you played, or leave 0.",
+                help_text="The engine plays for this table (a seat nobody sits in, or who leads first), "
+                "drawing from a number: give the number you played with, or leave 0.",
             )
 
     def clean(self) -> dict[str, Any]:
@@ -124,7 +133,7 @@ class DealForm(forms.Form):
             name = f"part_{index}"
             if name in cleaned:
                 try:
-                    cleaned[name] = _parsed_cards(cleaned[name], part, self.table.part_label(part))
+                    cleaned[name] = _parsed_cards(cleaned[name], part, self.table.part_label(part), self.table)
                 except forms.ValidationError as error:
                     self.add_error(name, error)
         return cleaned
@@ -141,12 +150,13 @@ class DeckForm(forms.Form):
 
     def __init__(self, *args: Any, table: Table, part: DealPart, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.part = part
+        self.part, self.table = part, table
         self.label = table.part_label(part)
-        self.fields["cards"] = _cards_field(part, self.label, notation_for(table))
+        self.notation = notation_for(table)
+        self.fields["cards"] = _cards_field(part, self.label)
 
     def clean_cards(self) -> list[str]:
-        return _parsed_cards(self.cleaned_data["cards"], self.part, self.label)
+        return _parsed_cards(self.cleaned_data["cards"], self.part, self.label, self.table)
 
 
 class StepForm(forms.Form):

@@ -213,9 +213,10 @@ def _last_deal(request: HttpRequest, viewer: Viewer) -> list[list[str]]:
 
 def _result_lines(table: Table, result: dict[str, Any]) -> list[str]:
     ranks, scores = result.get("ranks") or [], result.get("scores") or []
+    names = [table.seat_name(seat) for seat in range(len(ranks))]
     return [
-        f"{table.seat_name(seat)}: place {rank}, score {score}"
-        for seat, (rank, score) in enumerate(zip(ranks, scores, strict=False))
+        f"{name[:1].upper()}{name[1:]}: place {rank}, score {score}"
+        for name, rank, score in zip(names, ranks, scores, strict=False)
     ]
 
 
