@@ -265,7 +265,7 @@ def start_deal(game: str, table_seats: int, options: dict[str, Any]) -> list[lis
         ("punk", 2, {"dummy": True}, 1),
         ("punk", 3, {}, 2),
         ("1923", 2, {"target_points": 30}, 0),
-        ("banter", 2, {"max_rounds": 30}, 1),
+        ("banter", 2, {"max_rounds": 8}, 1),
     ],
 )
 def test_every_game_is_built_step_by_step_and_sent_as_a_record_the_verifier_accepts(
