@@ -192,12 +192,18 @@ def punk_hands(seed: int = 4) -> list[list[str]]:
     return [deck[seat::3] for seat in range(3)]
 
 
-def test_an_illegal_move_from_a_tampered_form_is_named_and_not_kept() -> None:
+def dealt_punk() -> tuple[Builder, list[Player], list[list[str]]]:
+    """A Punk game with the dummy, its deal entered by the first player: the next thing is a trick."""
     match, players = transcript_match("punk", people=2, options={"dummy": True})
     builder = Builder(match, players[0])
     builder.post("start", {"game_number": 0})
     hands = punk_hands()
     assert builder.post("deal", {f"part_{i}": " ".join(h) for i, h in enumerate(hands)}).status_code == 302
+    return builder, players, hands
+
+
+def test_an_illegal_move_from_a_tampered_form_is_named_and_not_kept() -> None:
+    builder, players, hands = dealt_punk()
     not_held = hands[1][0]
     response = builder.post("step", {"seat_0": not_held, "seat_1": hands[1][1]})
     assert response.status_code == 200
@@ -207,11 +213,7 @@ def test_an_illegal_move_from_a_tampered_form_is_named_and_not_kept() -> None:
 
 
 def test_a_step_needs_every_deciding_seats_move() -> None:
-    match, players = transcript_match("punk", people=2, options={"dummy": True})
-    builder = Builder(match, players[0])
-    builder.post("start", {"game_number": 0})
-    hands = punk_hands()
-    builder.post("deal", {f"part_{i}": " ".join(h) for i, h in enumerate(hands)})
+    builder, players, hands = dealt_punk()
     body = text(builder.post("step", {"seat_0": hands[0][0]}))
     assert f"Choose {players[1].display_name}&#x27;s move." in body
 
@@ -287,11 +289,7 @@ def test_every_game_is_built_step_by_step_and_sent_as_a_record_the_verifier_acce
 
 
 def test_undo_takes_back_the_last_move_and_then_the_deal_which_comes_back_filled_in() -> None:
-    match, players = transcript_match("punk", people=2, options={"dummy": True})
-    builder = Builder(match, players[0])
-    builder.post("start", {"game_number": 0})
-    hands = punk_hands()
-    builder.post("deal", {f"part_{i}": " ".join(h) for i, h in enumerate(hands)})
+    builder, _, hands = dealt_punk()
     builder.post("step", {"seat_0": hands[0][0], "seat_1": hands[1][0]})
     assert len(builder.draft()["actions"]) == 1
     builder.post("undo")
@@ -300,7 +298,7 @@ def test_undo_takes_back_the_last_move_and_then_the_deal_which_comes_back_filled
     assert builder.draft()["start"] is None
     assert " ".join(hands[0]) in builder.page()
     builder.post("restart")
-    assert f"transcript-draft-{match.pk}" not in builder.client.session
+    assert f"transcript-draft-{builder.match.pk}" not in builder.client.session
 
 
 def test_a_broken_draft_in_the_session_is_dropped_not_a_500() -> None:
@@ -370,3 +368,17 @@ def test_the_page_costs_the_same_queries_with_many_transcripts(
     signed_in(players[1]).post(page_url(match, "transcript-confirm", 2))
     with django_assert_num_queries(10):
         client.get(page_url(match))
+
+
+def test_a_match_played_at_the_live_table_says_so_and_offers_no_forms() -> None:
+    match, players = transcript_match("war")
+    match.competition.people_play = "live"
+    match.competition.save(update_fields=["people_play"])
+    assert not takes_transcripts(match)
+    client = signed_in(players[0])
+    body = text(client.get(page_url(match)))
+    assert "This match is played at the live table" in body
+    assert "Enter a game step by step" not in body
+    refused = client.post(page_url(match, "transcript-draft-start"), {"game_number": 0}, follow=True)
+    assert "This match does not take transcripts now." in text(refused)
+    assert f"transcript-draft-{match.pk}" not in client.session

@@ -352,6 +352,10 @@ def _draft_change(handler: Callable[[HttpRequest, Viewer], HttpResponse]) -> Cal
     def view(request: HttpRequest, match_id: int) -> HttpResponse:
         viewer = _viewer(request, match_id)
         _seated(viewer)
+        if not _open_for_transcripts(viewer.match):
+            # The service refuses the transcript anyway; a draft for it would only lose the person's time.
+            messages.error(request, "This match does not take transcripts now.")
+            return _back(viewer)
         try:
             return handler(request, viewer)
         except DraftProblem as exc:
@@ -379,21 +383,40 @@ def _current(request: HttpRequest, viewer: Viewer) -> tuple[Draft, Table]:
     return draft, viewer.table(draft.game_number)
 
 
+def _changed_by_form(
+    request: HttpRequest,
+    viewer: Viewer,
+    form: forms.Form,
+    change: Callable[[], Draft],
+    *,
+    refused: str,
+    field: str | None = None,
+) -> HttpResponse:
+    """Keep the draft ``change`` makes from a valid form; what the form or the engine refuses stays on the form."""
+    if form.is_valid():
+        try:
+            changed = change()
+        except DraftProblem as exc:
+            form.add_error(field, f"{refused}: {exc}")
+        else:
+            _keep(request, viewer, changed)
+            return _back(viewer, "#builder")
+    return _page(request, viewer, bound=form)
+
+
 @_draft_change
 def enter_deal(request: HttpRequest, viewer: Viewer) -> HttpResponse:
     """The deal dealt before play; the engine checks it is one whole deal of this game."""
     draft, table = _current(request, viewer)
     form = DealForm(request.POST, table=table)
-    if not form.is_valid():
-        return _page(request, viewer, bound=form)
-    try:
+
+    def change() -> Draft:
         changed = with_start(table, draft, form.card_lists(), form.seed())
-    except DraftProblem as exc:
-        form.add_error(None, f"This deal does not fit the game: {exc}")
-        return _page(request, viewer, bound=form)
-    request.session[f"{_draft_key(viewer.match)}-deal"] = form.card_lists()
-    _keep(request, viewer, changed)
-    return _back(viewer, "#builder")
+        # Kept apart from the draft: undone back to its deal, the form comes back filled in.
+        request.session[f"{_draft_key(viewer.match)}-deal"] = form.card_lists()
+        return changed
+
+    return _changed_by_form(request, viewer, form, change, refused="This deal does not fit the game")
 
 
 @_draft_change
@@ -404,15 +427,14 @@ def enter_deck(request: HttpRequest, viewer: Viewer) -> HttpResponse:
     if position.wanted is None:
         raise DraftProblem("No shuffled deck is waiting to be written down now.")
     form = DeckForm(request.POST, table=table, part=position.wanted)
-    if not form.is_valid():
-        return _page(request, viewer, bound=form)
-    try:
-        changed = with_later_part(table, draft, form.cleaned_data["cards"])
-    except DraftProblem as exc:
-        form.add_error("cards", f"These cards do not fit the game: {exc}")
-        return _page(request, viewer, bound=form)
-    _keep(request, viewer, changed)
-    return _back(viewer, "#builder")
+    return _changed_by_form(
+        request,
+        viewer,
+        form,
+        lambda: with_later_part(table, draft, form.cleaned_data["cards"]),
+        refused="These cards do not fit the game",
+        field="cards",
+    )
 
 
 @_draft_change
@@ -421,15 +443,9 @@ def take_step(request: HttpRequest, viewer: Viewer) -> HttpResponse:
     draft, table = _current(request, viewer)
     _, position = advance(table, draft)
     form = StepForm(request.POST, table=table, choices=position.choices)
-    if not form.is_valid():
-        return _page(request, viewer, bound=form)
-    try:
-        changed = with_step(table, draft, form.chosen())
-    except DraftProblem as exc:
-        form.add_error(None, f"That move is not allowed: {exc}")
-        return _page(request, viewer, bound=form)
-    _keep(request, viewer, changed)
-    return _back(viewer, "#builder")
+    return _changed_by_form(
+        request, viewer, form, lambda: with_step(table, draft, form.chosen()), refused="That move is not allowed"
+    )
 
 
 @_draft_change
