@@ -9,16 +9,19 @@ tests/tournaments/test_web_transcripts.py.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from django.db import connection
 from rest_framework.test import APIClient
 
 from engine.games import get_game
 from league.models import Player
+from tests.e2e.conftest import BROKER
 from tests.e2e.site_checks import WIDTHS, check_page, viewport
-from tests.tournaments.transcript_support import shuffled, transcript_match
+from tests.tournaments.transcript_support import shuffled, table_record, transcript_match
 from tournaments.models import Match
 
 playwright_sync = pytest.importorskip("playwright.sync_api")
@@ -32,6 +35,14 @@ pytestmark = pytest.mark.django_db(transaction=True)
 @pytest.fixture(params=WIDTHS, ids=lambda w: f"{w}px")
 def width(request: pytest.FixtureRequest) -> int:
     return int(request.param)
+
+
+@pytest.fixture
+def verifier(request: pytest.FixtureRequest) -> None:
+    """A real `celery worker` checks the transcript where PostgreSQL and Redis are at hand (as in CI), so the page
+    shows it being checked and updates by itself; elsewhere the check runs in the server after the commit."""
+    if connection.vendor == "postgresql" and BROKER.startswith("redis://"):
+        request.getfixturevalue("workers")("web-transcripts")
 
 
 @pytest.fixture
@@ -65,7 +76,7 @@ def play_a_trick(page: Page, names: list[str]) -> None:
 
 
 def test_a_game_written_down_step_by_step_is_verified_confirmed_and_recorded(
-    pages: list[Page], live_server: Any, width: int
+    verifier: None, pages: list[Page], live_server: Any, width: int
 ) -> None:
     match, players = transcript_match("punk", people=2, options={"dummy": True})
     names = [player.display_name for player in players]
@@ -75,6 +86,20 @@ def test_a_game_written_down_step_by_step_is_verified_confirmed_and_recorded(
     open_signed_in(writer, address, players[0])
     expect(writer.get_by_role("heading", name="Enter a game step by step")).to_be_visible()
     check_page(writer, "transcripts-start")
+
+    # A file that stops before the game is over: the engine rejects it, naming where, in the players' words.
+    broken = table_record(match, 0, seed=3)
+    last = len(broken["actions"])
+    broken["actions"].pop()
+    writer.get_by_label("Record file", exact=True).set_input_files(
+        files=[{"name": "game.json", "mimeType": "application/json", "buffer": json.dumps(broken).encode()}]
+    )
+    writer.get_by_role("button", name="Send the file").click()
+    expect(writer.get_by_text("Rejected by the engine")).to_be_visible(timeout=30_000)
+    expect(
+        writer.get_by_text(f"move {last}: the record ends after move {last - 1} but the game is not over")
+    ).to_be_visible()
+    check_page(writer, "transcripts-rejected")
 
     writer.get_by_role("button", name="Start writing down the game").click()
     expect(writer.get_by_role("heading", name="1. The deal")).to_be_visible()
@@ -112,12 +137,15 @@ def test_a_game_written_down_step_by_step_is_verified_confirmed_and_recorded(
 
     writer.get_by_role("button", name="Send game 1 for checking").click()
     expect(writer.get_by_text("Game 1 sent: the engine is checking it.")).to_be_visible()
+    if writer.get_by_text("Being checked by the engine").is_visible():
+        check_page(writer, "transcripts-checking")
     expect(writer.get_by_text("Checked: the moves are valid")).to_be_visible(timeout=30_000)
     check_page(writer, "transcripts-sent")
 
     open_signed_in(other, address, players[1])
     expect(other.get_by_text("Checked: the moves are valid")).to_be_visible()
     other.get_by_text("Every move (7)").click()
+    expect(other.get_by_role("button", name="Confirm: this is the game we played")).to_have_count(1)
     other.get_by_text("Something is wrong: dispute it").click()
     expect(other.get_by_label("What is wrong with it")).to_be_visible()
     check_page(other, "transcripts-to-confirm")
@@ -127,8 +155,8 @@ def test_a_game_written_down_step_by_step_is_verified_confirmed_and_recorded(
     check_page(other, "transcripts-confirmed")
 
     shown = api(players[0]).get(f"/api/matches/{match.pk}/transcripts/").json()
-    assert [(t["number"], t["status"], t["game_number"]) for t in shown] == [(1, "accepted", 0)]
-    assert [e["action"] for e in shown[0]["events"]] == ["submit", "verify", "confirm"]
-    assert len(shown[0]["record"]["actions"]) == 7
+    assert [(t["number"], t["status"], t["game_number"]) for t in shown] == [(1, "rejected", 0), (2, "accepted", 0)]
+    assert [e["action"] for e in shown[1]["events"]] == ["submit", "verify", "confirm"]
+    assert len(shown[1]["record"]["actions"]) == 7
     recorded = api(players[1]).get(f"/api/matches/{match.pk}/").json()
     assert recorded["status"] == Match.Status.DONE

@@ -382,3 +382,20 @@ def test_a_match_played_at_the_live_table_says_so_and_offers_no_forms() -> None:
     refused = client.post(page_url(match, "transcript-draft-start"), {"game_number": 0}, follow=True)
     assert "This match does not take transcripts now." in text(refused)
     assert f"transcript-draft-{match.pk}" not in client.session
+
+
+def test_a_rejected_file_names_its_first_broken_move_in_the_players_words(
+    django_capture_on_commit_callbacks: Capture,
+) -> None:
+    match, players = transcript_match("punk", people=2, options={"dummy": True})
+    record = table_record(match, 0, seed=3)
+    record["actions"][2][1] = "QX"
+    with django_capture_on_commit_callbacks(execute=True):
+        upload(signed_in(players[0]), match, json.dumps(record).encode())
+    assert Transcript.objects.get().status == Transcript.Status.REJECTED
+    body = text(signed_in(players[1]).get(page_url(match)))
+    assert "Rejected by the engine" in body
+    assert f"Move 3: {players[1].display_name}: illegal action &#x27;QX&#x27;" in body
+    assert "Nothing was recorded from it" in body
+    assert "Confirm: this is the game we played" not in body
+    assert "place 1" not in body  # what a rejected record states is not shown as the game's result

@@ -44,8 +44,8 @@ class UploadForm(forms.Form):
 
     record = forms.FileField(
         label="Record file",
-        help_text="The game's record as a JSON file (docs/transcripts.md shows one). Check it first with "
-        "python -m engine verify FILE.",
+        help_text="The game's record (a JSON file), as the engine's play command writes it with --out. "
+        "Check it first with: python -m engine verify FILE",
     )
 
     def __init__(self, *args: Any, games: int, **kwargs: Any) -> None:

@@ -214,10 +214,12 @@ def _last_deal(request: HttpRequest, viewer: Viewer) -> list[list[str]]:
 def _result_lines(table: Table, result: dict[str, Any]) -> list[str]:
     ranks, scores = result.get("ranks") or [], result.get("scores") or []
     names = [table.seat_name(seat) for seat in range(len(ranks))]
-    return [
-        f"{name[:1].upper()}{name[1:]}: place {rank}, score {score}"
-        for name, rank, score in zip(names, ranks, scores, strict=False)
-    ]
+    rows = zip(names, ranks, scores, strict=False)
+    return [f"{_capitalised(name)}: place {rank}, score {score}" for name, rank, score in rows]
+
+
+def _capitalised(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 @dataclass
@@ -262,7 +264,7 @@ def _shown(viewer: Viewer, transcripts: list[Transcript], disputing: tuple[int, 
                 game_label=f"Game {transcript.game_number + 1}",
                 status_words=STATUS_WORDS.get(Status(transcript.status), transcript.status),
                 tone="good" if transcript.status in GOOD else "bad" if transcript.status in BAD else "",
-                reason=table.plain(transcript.reason),
+                reason=_capitalised(table.plain(transcript.reason)),
                 submitted_by=transcript.submitted_by.display_name,
                 confirmed_by=confirmed,
                 notes=[
@@ -271,7 +273,10 @@ def _shown(viewer: Viewer, transcripts: list[Transcript], disputing: tuple[int, 
                     if event.note and event.action in ("dispute", "accept", "void")
                 ],
                 steps=[] if record is None else step_lines(table, record),
-                result_lines=_result_lines(table, (record.result if record else None) or {}),
+                # What a rejected record states is not what the game gave: only a checked one's result is shown.
+                result_lines=[]
+                if record is None or transcript.status == Status.REJECTED
+                else _result_lines(table, record.result or {}),
                 can_confirm=verified and ((viewer.me is not None and not mine and not i_confirmed) or settler),
                 can_dispute=verified and viewer.me is not None and not mine,
                 dispute_form=form,
