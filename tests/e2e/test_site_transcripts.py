@@ -160,3 +160,28 @@ def test_a_game_written_down_step_by_step_is_verified_confirmed_and_recorded(
     assert len(shown[1]["record"]["actions"]) == 7
     recorded = api(players[1]).get(f"/api/matches/{match.pk}/").json()
     assert recorded["status"] == Match.Status.DONE
+
+
+def test_a_game_where_one_seat_moves_at_a_time_offers_a_button_per_move(
+    pages: list[Page], live_server: Any, width: int
+) -> None:
+    match, players = transcript_match("banter")
+    writer = pages[0]
+    open_signed_in(writer, f"{live_server.url}/play/matches/{match.pk}/transcripts/", players[0])
+    writer.get_by_role("button", name="Start writing down the game").click()
+    for seat, player in enumerate(players):
+        deck = shuffled(get_game("banter").full_deck({}, 2)[:52], seat)
+        writer.get_by_label(f"{player.display_name}: draw pile (the Active 13), top card first").fill(
+            " ".join(deck[:13])
+        )
+        writer.get_by_label(f"{player.display_name}: deck (the other 39 cards), top card first").fill(
+            " ".join(deck[13:])
+        )
+    writer.get_by_role("button", name="Check the deal").click()
+    moves = writer.get_by_role("group", name="s move").get_by_role("button")
+    expect(moves.first).to_be_visible()
+    check_page(writer, "transcripts-one-seat")
+    for number in range(1, 4):
+        moves.last.click()  # STOP, or the last card: each a legal move the engine offered
+        expect(writer.get_by_role("list", name="Moves so far").get_by_role("listitem")).to_have_count(number)
+    check_page(writer, "transcripts-one-seat-moves")

@@ -18,7 +18,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.errors import EngineError
+from engine.cards import parse_card
+from engine.errors import CardError, EngineError
 from engine.games import Game, get_game, seats_for
 from engine.games.profile import DealPart
 from engine.match import seating_for
@@ -328,6 +329,19 @@ def _copy(draft: Draft) -> Draft:
 # --- What the page shows ------------------------------------------------------------------------
 
 
+def move_words(action: str) -> str:
+    """An action as people read it: its verb in ordinary case, its cards as written ("PLAY KC" → "Play KC")."""
+    return " ".join(word if _is_card(word) else word.capitalize() for word in action.split())
+
+
+def _is_card(word: str) -> bool:
+    try:
+        parse_card(word)
+    except CardError:
+        return False
+    return True
+
+
 @dataclass(frozen=True)
 class StepLine:
     number: int
@@ -341,7 +355,7 @@ def step_lines(table: Table, record: Record, automatic: Sequence[bool] | None = 
     lines = []
     for index, (step, seats) in enumerate(zip(record.actions, _acting_seats(table, record), strict=True)):
         named = [table.seat_name(seat) if seat is not None else "a seat" for seat in seats]
-        moves = list(zip(named, step, strict=False))
+        moves = list(zip(named, map(move_words, step), strict=False))
         lines.append(StepLine(number=index + 1, moves=moves, automatic=flags[index]))
     return lines
 

@@ -17,7 +17,7 @@ from engine.cards import RANKS, parse_cards
 from engine.errors import CardError
 from engine.games.profile import DealPart
 from tournaments.api.transcripts import MAX_UPLOAD_BYTES
-from tournaments.web.transcript_builder import Table
+from tournaments.web.transcript_builder import Table, move_words
 
 CARD_NOTATION = (
     "Write each card as its rank then its suit, separated by spaces or commas: "
@@ -170,7 +170,7 @@ class StepForm(forms.Form):
             self.fields[f"seat_{seat}"] = forms.CharField(
                 label=f"{table.seat_name(seat)}'s move",
                 max_length=100,
-                widget=forms.RadioSelect(choices=[(action, action) for action in choices[seat]]),
+                widget=forms.RadioSelect(choices=[(action, move_words(action)) for action in choices[seat]]),
                 error_messages={"required": f"Choose {table.seat_name(seat)}'s move."},
             )
 
