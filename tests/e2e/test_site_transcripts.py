@@ -140,6 +140,7 @@ def test_a_game_written_down_step_by_step_is_verified_confirmed_and_recorded(
     if writer.get_by_text("Being checked by the engine").is_visible():
         check_page(writer, "transcripts-checking")
     expect(writer.get_by_text("Checked: the moves are valid")).to_be_visible(timeout=30_000)
+    expect(writer.get_by_text(f"Waiting for {names[1]} to confirm it.")).to_be_visible()
     check_page(writer, "transcripts-sent")
 
     open_signed_in(other, address, players[1])

@@ -326,7 +326,9 @@ def test_the_other_player_confirms_and_the_match_is_recorded(verified: tuple[Mat
     match, players = verified
     other = signed_in(players[1])
     assert "Confirm: this is the game we played" in text(other.get(page_url(match)))
-    assert "Confirm: this is the game we played" not in text(signed_in(players[0]).get(page_url(match)))
+    writers_page = text(signed_in(players[0]).get(page_url(match)))
+    assert "Confirm: this is the game we played" not in writers_page
+    assert f"Waiting for {players[1].display_name} to confirm it." in writers_page
     response = other.post(page_url(match, "transcript-confirm", 1), follow=True)
     assert "You confirmed game 1&#x27;s transcript." in text(response)
     match.refresh_from_db()

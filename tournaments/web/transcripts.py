@@ -233,6 +233,8 @@ class Shown:
     reason: str
     submitted_by: str
     confirmed_by: list[str]
+    #: The people whose confirmation a checked transcript still waits for.
+    waiting_for: list[str]
     notes: list[str]
     steps: list[StepLine]
     result_lines: list[str]
@@ -247,12 +249,17 @@ def _shown(viewer: Viewer, transcripts: list[Transcript], disputing: tuple[int, 
     shown = []
     for transcript in transcripts:
         table = viewer.table(transcript.game_number)
-        confirmed = [names.get(c.entrant_id, "someone") for c in transcript.confirmations.all()]
+        confirmed_ids = {c.entrant_id for c in transcript.confirmations.all()}
+        confirmed = [names.get(entrant_id, "someone") for entrant_id in sorted(confirmed_ids)]
+        # As the service counts them: every person but the submitter, whose confirmation is implied.
+        waiting = [
+            seated.name
+            for seated in viewer.people
+            if seated.player_id not in (None, transcript.submitted_by_id) and seated.entrant_id not in confirmed_ids
+        ]
         mine = transcript.submitted_by_id == viewer.player.pk
         verified = transcript.status == Status.VERIFIED
-        i_confirmed = viewer.me is not None and viewer.me.entrant_id in {
-            c.entrant_id for c in transcript.confirmations.all()
-        }
+        i_confirmed = viewer.me is not None and viewer.me.entrant_id in confirmed_ids
         try:
             record: Record | None = Record.from_dict(transcript.record)
         except EngineError:
@@ -267,6 +274,7 @@ def _shown(viewer: Viewer, transcripts: list[Transcript], disputing: tuple[int, 
                 reason=_capitalised(table.plain(transcript.reason)),
                 submitted_by=transcript.submitted_by.display_name,
                 confirmed_by=confirmed,
+                waiting_for=waiting if verified else [],
                 notes=[
                     f"{event.actor.display_name if event.actor else 'The engine'}: {event.note}"
                     for event in transcript.events.all()
