@@ -81,7 +81,7 @@ from typing import Any, NoReturn
 
 from engine.cards import check_multiset, parse_cards, standard_deck
 from engine.errors import CardError, DealError, IllegalAction, OptionError, PlayerCountError, shown
-from engine.games.profile import MATCH_POINTS, Figure, LeagueProfile, Race, ResultJSON, Row, race_rows
+from engine.games.profile import MATCH_POINTS, DealPart, Figure, LeagueProfile, Race, ResultJSON, Row, race_rows
 from engine.options import Option, OptionSet
 from engine.result import Result, ranks_from_keys
 from engine.rng import Rng
@@ -196,6 +196,9 @@ class BanterState(GameState):
     play_on_rounds: list[int] = field(default_factory=list)
     upgrades: list[int] = field(default_factory=lambda: [0, 0])
     reshuffles: list[int] = field(default_factory=lambda: [0, 0])
+    #: Per seat, the draw pile its latest reshuffle made, top first: what a transcript lists for it.
+    #: Known from the rest of the state only with the hand it fed, so kept; it takes no part in comparing.
+    reshuffled: list[tuple[str, ...]] = field(default_factory=lambda: [(), ()], compare=False)
     drawn_tricks: int = 0
     # Sorted views of the hidden-order piles, rebuilt only when a pile changes. They are
     # functions of the piles' contents, so they take no part in comparing states.
@@ -390,6 +393,7 @@ def _draw_hand(state: BanterState, seat: int) -> None:
             state.rng.shuffle(pile)
         state.discard[seat] = []
         state.reshuffles[seat] = number + 1
+        state.reshuffled[seat] = tuple(pile)
         missing = HAND_SIZE - len(hand)
         hand += pile[:missing]
         del pile[:missing]
@@ -760,6 +764,33 @@ def _unlisted_reshuffles(result: ResultJSON, state: BanterState) -> str:
     return ""
 
 
+def _table_deal_parts(options: Mapping[str, Any], players: int) -> tuple[DealPart, ...]:
+    return tuple(
+        part
+        for seat in (0, 1)
+        for part in (
+            DealPart(("piles", seat, "draw"), "draw pile (the Active 13), top card first", ACTIVE_SIZE, seat),
+            DealPart(("piles", seat, "deck"), "deck (the other 39 cards), top card first", 39, seat),
+        )
+    )
+
+
+def _unlisted_reshuffle(state: BanterState) -> DealPart | None:
+    """A discard pile the last step shuffled from the seed (RULES.md "Round" 1): at a table, by hand."""
+    for seat in (0, 1):
+        listed = len(state.listed_reshuffles[seat])
+        if state.reshuffles[seat] > listed:
+            pile = state.reshuffled[seat]
+            return DealPart(
+                ("reshuffles", str(seat), listed),
+                f"discard pile shuffled into a new draw pile (reshuffle {listed + 1}), top card first",
+                len(pile),
+                seat,
+                canonical_sorted(pile),
+            )
+    return None
+
+
 PROFILE = LeagueProfile(
     label="Banter",
     order=(
@@ -768,4 +799,6 @@ PROFILE = LeagueProfile(
     ),
     breakdown=Race(target=TARGET, rows=_race),
     unlisted_shuffles=_unlisted_reshuffles,
+    table_deal_parts=_table_deal_parts,
+    unlisted_deal_part=_unlisted_reshuffle,
 )

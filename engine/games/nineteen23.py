@@ -36,7 +36,7 @@ from typing import Any
 
 from engine.cards import RANKS, STANDARD_SUITS, build_deck, check_multiset, parse_cards
 from engine.errors import DealError, IllegalAction, OptionError, PlayerCountError
-from engine.games.profile import MATCH_POINTS, Column, Figure, LeagueProfile, ResultJSON, Row, SetTable
+from engine.games.profile import MATCH_POINTS, Column, DealPart, Figure, LeagueProfile, ResultJSON, Row, SetTable
 from engine.options import Option, OptionSet
 from engine.result import Result, ranks_from_keys
 from engine.rng import Rng
@@ -709,6 +709,22 @@ def _unlisted_sets(result: ResultJSON, state: Nineteen23State) -> str:
     return ""
 
 
+def _set_deck_part(number: int, decks: int) -> DealPart:
+    """Set ``number``'s deck (from 1), as the deal lists it: ``sets[number - 1]``."""
+    return DealPart(("sets", number - 1), f"set {number}'s deck, top card first", 52 * decks)
+
+
+def _table_deal_parts(options: Mapping[str, Any], players: int) -> tuple[DealPart, ...]:
+    return (_set_deck_part(1, int(options["decks"])),)
+
+
+def _unlisted_set(state: Nineteen23State) -> DealPart | None:
+    """The set just shuffled from the seed (RULES.md "Sets and decks": at a table, shuffled by hand)."""
+    if state.over or state.set_number <= len(state.listed_sets):
+        return None
+    return _set_deck_part(state.set_number, state.decks)
+
+
 PROFILE = LeagueProfile(
     label="1923",
     order=(
@@ -718,4 +734,6 @@ PROFILE = LeagueProfile(
     ),
     breakdown=SetTable(columns=_SET_COLUMNS, rows=_set_rows),
     unlisted_shuffles=_unlisted_sets,
+    table_deal_parts=_table_deal_parts,
+    unlisted_deal_part=_unlisted_set,
 )

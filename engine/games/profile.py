@@ -9,7 +9,8 @@ reads the game's :class:`LeagueProfile` and loops over it (docs/engine-interface
 * how a game's result breaks down for the match pages: into sets (1923's set
   table) or into a race to a target (Banter's race to 40), or not at all;
 * what a game played with real cards must list in its transcript beyond what the
-  engine checks for any deal.
+  engine checks for any deal, and how its deal is written down list by list (the
+  step-by-step transcript form asks for each list of cards in turn).
 
 Every callable here takes the result as its JSON (``Result.to_json``, as stored in a
 record), so the service can call it on what it reads back from the database.
@@ -114,6 +115,35 @@ def _no_problem(*_: Any) -> str:
 
 
 @dataclass(frozen=True)
+class DealPart:
+    """One list of cards of a deal, as people at a table write it down (docs/records.md, "Explicit deals").
+
+    The step-by-step transcript form asks for each part in turn and puts its cards at ``path`` in the
+    deal's JSON, so it builds any game's deal without knowing its shape.
+    """
+
+    #: Where the cards go in the deal: keys of objects and indexes of lists, ``("piles", 0, "draw")``.
+    path: tuple[str | int, ...]
+    #: What the cards are, in words for the person holding them: "the deck, top card first".
+    label: str
+    #: How many cards it holds.
+    count: int
+    #: The seat whose cards these are, when they are one seat's (the form names who sits there).
+    seat: int | None = None
+    #: The cards it must hold when play decided them (a discard pile shuffled again), in the canonical
+    #: order; empty when the game's deck decides (any order of the right cards).
+    cards: tuple[str, ...] = ()
+
+
+def _no_parts(*_: Any) -> tuple[DealPart, ...]:
+    return ()
+
+
+def _no_part(*_: Any) -> DealPart | None:
+    return None
+
+
+@dataclass(frozen=True)
 class LeagueProfile:
     """A game as the league sees it (docs/engine-interface.md, "The league profile")."""
 
@@ -130,6 +160,14 @@ class LeagueProfile:
     #: A transcript whose replay (result JSON, final state) shuffled a deck the deal does not list: why, or "".
     #: The seed shuffles such decks, but at a real table people shuffled them by hand.
     unlisted_shuffles: Callable[[ResultJSON, Any], str] = _no_problem
+    #: The lists of cards a table deals before the first step, given the options and seats: what the
+    #: step-by-step transcript form asks for first. Empty: the form cannot build this game's deal, and its
+    #: transcripts are sent as files.
+    table_deal_parts: Callable[[Mapping[str, Any], int], tuple[DealPart, ...]] = _no_parts
+    #: A deck the game shuffled just now, in the last step, that the state's deal does not list (a later
+    #: set's deck, a discard pile shuffled again), or None. The form asks for it before play goes on, then
+    #: replays with it listed: a listed deck takes the place of the seed's shuffle at the same moment.
+    unlisted_deal_part: Callable[[Any], DealPart | None] = _no_part
 
     def __post_init__(self) -> None:
         keys = [f.key for f in self.order]

@@ -39,7 +39,7 @@ from typing import Any
 
 from engine.cards import ALL_SUITS, RANKS, build_deck, check_multiset, parse_cards
 from engine.errors import DealError, IllegalAction, PlayerCountError
-from engine.games.profile import MATCH_POINTS, Figure, LeagueProfile
+from engine.games.profile import MATCH_POINTS, DealPart, Figure, LeagueProfile
 from engine.options import Option, OptionSet
 from engine.result import Result, ranks_from_keys
 from engine.rng import Rng
@@ -350,10 +350,17 @@ def cards_in_play(state: PunkState) -> list[str]:
     return cards
 
 
+def _table_deal_parts(options: Mapping[str, Any], players: int) -> tuple[DealPart, ...]:
+    # Hands are kept sorted, so their order does not matter; the dummy's hand is dealt like any other.
+    size = len(_DECKS[players]) // players
+    return tuple(DealPart(("hands", seat), "hand, in any order", size, seat) for seat in range(players))
+
+
 PROFILE = LeagueProfile(
     label="Punk",
     order=(
         replace(MATCH_POINTS, label="Placement points"),
         Figure("total_score", "Total score", of_game=lambda result, seat: int(result["scores"][seat])),
     ),
+    table_deal_parts=_table_deal_parts,
 )

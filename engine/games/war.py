@@ -15,7 +15,7 @@ from typing import Any
 
 from engine.cards import STANDARD_SUITS, check_multiset, parse_cards, standard_deck
 from engine.errors import DealError, EngineError, IllegalAction, PlayerCountError
-from engine.games.profile import GAMES_WON, MATCH_POINTS, Figure, LeagueProfile
+from engine.games.profile import GAMES_WON, MATCH_POINTS, DealPart, Figure, LeagueProfile
 from engine.options import Option, OptionSet
 from engine.result import Result
 from engine.rng import Rng
@@ -279,6 +279,12 @@ def _table_deal_problem(deal: Mapping[str, Any], options: Mapping[str, Any], pla
     return ""
 
 
+def _table_deal_parts(options: Mapping[str, Any], players: int) -> tuple[DealPart, ...]:
+    # RULES.md War: the deck is dealt one card at a time, the first to seat 0.
+    label = "the deck, top card first (dealt one at a time, the first card to the first seat)"
+    return (DealPart(("deck",), label, 52),)
+
+
 PROFILE = LeagueProfile(
     label="War",
     order=(
@@ -294,4 +300,5 @@ PROFILE = LeagueProfile(
         ),
     ),
     table_deal_problem=_table_deal_problem,
+    table_deal_parts=_table_deal_parts,
 )
