@@ -22,7 +22,7 @@ KNOCKOUT_SETTINGS: Spec = (
     WholeNumber(
         name="advance_count",
         label="Going on from each table",
-        help="entrants going on from each table: 1 at tables of two; at bigger tables a number that divides the "
+        help="players going on from each table: 1 at tables of two; at bigger tables a number that divides the "
         "table size",
         default=1,
         minimum=1,

@@ -55,8 +55,26 @@ class ChooseForm(forms.Form):
     """Step 1: which game, and how it is played."""
 
     # Callables, read each time the form is made: a game or format registered later is offered too.
-    game = forms.ChoiceField(label="Game", widget=forms.RadioSelect, choices=game_choices)
+    game = forms.ChoiceField(label="Game", widget=forms.RadioSelect, choices=lambda: game_choice_labels())
     format = forms.ChoiceField(label="How it is played", widget=forms.RadioSelect, choices=lambda: format_choices())
+
+
+def game_choice_labels() -> list[tuple[str, str]]:
+    """Each game by its name, with how many sit at its table."""
+    labels: list[tuple[str, str]] = []
+    for key, name in game_choices():
+        game = get_game(key)
+        low, high = game.MIN_PLAYERS, game.MAX_PLAYERS
+        seats = f"{low} players" if low == high else f"{low} to {high} players"
+        labels.append(
+            (
+                key,
+                format_html(
+                    '<span class="choice-name">{}</span> <span class="choice-hint">For {}.</span>', name, seats
+                ),
+            )
+        )
+    return labels
 
 
 def format_choices() -> list[tuple[str, str]]:
@@ -162,10 +180,19 @@ def _sentence(words: str) -> str:
 _OPTION = re.compile(r"option '([^']+)'", re.IGNORECASE)
 
 
+#: A choice of this many or fewer is shown as buttons, every choice readable on a phone (a list cuts long words).
+FEW_CHOICES = 4
+
+
 def _with_fields(form: SettingsForm, spec: Spec, competitions: Any, *, game: str, rules: bool) -> None:
     form.fields.update(setting_fields(spec, competitions=competitions))
     if rules:
         form.fields.update(rule_fields(game))
+    for field in form.fields.values():
+        if type(field) is forms.ChoiceField:
+            choices = list(field.choices)  # type: ignore[arg-type]  # stubs: a field's choices are normalised
+            if len(choices) <= FEW_CHOICES:
+                field.widget = forms.RadioSelect(choices=choices)
 
 
 class NewCompetitionForm(SettingsForm):

@@ -70,10 +70,7 @@ def competition_new(request: HttpRequest, slug: str) -> HttpResponse:
     source = request.POST if request.method == "POST" else request.GET
     game, key = source.get("game", ""), source.get("format", "")
     if game not in game_names() or key not in format_keys() or "change" in request.GET:
-        choose = ChooseForm(data=request.GET if {"game", "format"} & set(request.GET) else None, initial=request.GET)
-        if "change" in request.GET:
-            choose = ChooseForm(initial={"game": game, "format": key})
-        return render(request, "site/organise/new_choose.html", {"club": club, "form": choose})
+        return render(request, "site/organise/new_choose.html", {"club": club, "form": _choose_form(request)})
     format = get_format(key)
     form = new_competition_form(format, game, club_id=club.pk, data=request.POST if request.method == "POST" else None)
     if request.method == "POST" and form.is_valid():
@@ -89,6 +86,18 @@ def competition_new(request: HttpRequest, slug: str) -> HttpResponse:
         "game": game,
     }
     return render(request, "site/organise/new_settings.html", context)
+
+
+def _choose_form(request: HttpRequest) -> ChooseForm:
+    """Step 1: blank; with the last choice ticked when the person comes back to change it; with what is missing
+    marked when they went on without choosing."""
+    if "change" in request.GET:
+        return ChooseForm(initial={"game": request.GET.get("game"), "format": request.GET.get("format")})
+    if {"game", "format"} & set(request.GET):
+        chosen = ChooseForm(data=request.GET)
+        chosen.full_clean()
+        return chosen
+    return ChooseForm()
 
 
 def _create(form: NewCompetitionForm, *, club: Club, player: Player) -> Competition | None:
