@@ -351,7 +351,9 @@ def test_changing_what_may_change_and_a_refused_change_saying_why(signed_in: Cli
     form = page.context["form"]
     # Running: the reach may change, the games in a match may not (shown as a fact with the reason).
     assert "challenge_reach" in form.fields and "games_per_match" not in form.fields
-    assert any(label == "Games in a match" and "entries closed" in why for label, _, why in page.context["fixed"])
+    fixed = dict(page.context["fixed"])
+    assert ("Games in a match", "1") in fixed["Fixed once the competition started"]
+    assert ("Players at a table", "2") in fixed["Chosen when the competition was created"]
     shown = form.initial["shown"]
     data = {"name": "Club ladder", "shown": shown, "challenge_reach": "5", "challenge_days": "7"}
     data["live_tables_public"] = "on"

@@ -189,6 +189,8 @@ def _with_fields(form: SettingsForm, spec: Spec, competitions: Any, *, game: str
     if rules:
         form.fields.update(rule_fields(game))
     for field in form.fields.values():
+        if isinstance(field, forms.ModelChoiceField):
+            field.empty_label = "None"
         if type(field) is forms.ChoiceField:
             choices = list(field.choices)  # type: ignore[arg-type]  # stubs: a field's choices are normalised
             if len(choices) <= FEW_CHOICES:
@@ -273,20 +275,22 @@ def change_form(competition: Competition, format: Format, data: Mapping[str, Any
     return form
 
 
-def fixed_facts(competition: Competition, format: Format, form: ChangeForm) -> list[tuple[str, str, str]]:
-    """The settings the page does not offer, as (label, value, why): each with the reason it cannot change."""
+#: Why a setting the change page does not offer cannot change, by when it may.
+FIXED_WHY = {
+    Changes.AT_CREATION: "Chosen when the competition was created",
+    Changes.WHILE_OPEN: "Fixed once the competition started",
+}
+
+
+def fixed_facts(competition: Competition, format: Format, form: ChangeForm) -> list[tuple[str, list[tuple[str, str]]]]:
+    """The settings the page does not offer, as (why they cannot change, [(label, value)]), grouped by why."""
     current = _current(competition, format)
-    facts = []
+    groups: dict[str, list[tuple[str, str]]] = {}
     for setting in competition_spec(format):
-        if setting.name in form.fields:
-            continue
-        why = (
-            "Set when the competition was created."
-            if setting.changes is Changes.AT_CREATION
-            else f"Fixed once entries closed; the competition is {competition.status}."
-        )
-        facts.append((setting.label, shown_value(setting, current.get(setting.name)), why))
-    return facts
+        if setting.name not in form.fields:
+            why = FIXED_WHY.get(setting.changes, "Fixed now")
+            groups.setdefault(why, []).append((setting.label, shown_value(setting, current.get(setting.name))))
+    return list(groups.items())
 
 
 def shown_value(setting: Setting, value: object) -> str:
