@@ -371,7 +371,7 @@ def test_changing_what_may_change_and_a_refused_change_saying_why(signed_in: Cli
     assert competition.games_per_match == 1
 
 
-def test_an_organiser_settles_a_dispute_between_two_transcripts(client: Client) -> None:
+def test_an_organiser_settles_a_dispute_between_two_transcripts(client: Client, django_assert_num_queries: Any) -> None:
     ann, ben = (PlayerFactory(user=UserFactory(username=n), display_name=n.capitalize()) for n in ("ann", "ben"))
     match, _ = transcript_match("war", players=[ann, ben])
     competition = match.competition
@@ -390,6 +390,14 @@ def test_an_organiser_settles_a_dispute_between_two_transcripts(client: Client) 
     summaries = page.context["disputes"][0].transcripts
     assert [s.transcript.pk for s in summaries] == [first.pk, second.pk]
     assert all(line.startswith(("1st", "2nd")) for s in summaries for line in s.result)
+    # The disputes read a fixed number of queries: a third version of the game costs none more.
+    with django_assert_num_queries(12):
+        client.get(manage_url(competition))
+    Transcript.objects.create(
+        match=match, number=3, submitted_by=ann, record=table_record(match, seed=3), status=Transcript.Status.VERIFIED
+    )
+    with django_assert_num_queries(12):
+        assert len(client.get(manage_url(competition)).context["disputes"][0].transcripts) == 3
     refused = client.post(
         reverse("site:competition-settle", args=[competition.pk, second.pk, "void"]), {"note": ""}, follow=True
     )
