@@ -96,7 +96,7 @@ def _other_setting_names(spec: Spec) -> set[str]:
 
 class SettingsForm(forms.Form):
     """The fields of one format's settings and one game's rules, laid out in sections; what the services refuse
-    goes on the field it names (``add_refusal``)."""
+    goes on the field it names (``submit``)."""
 
     competition_format: Format
     game: str

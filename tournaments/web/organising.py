@@ -7,6 +7,8 @@ services/transcripts.py); whatever those refuse is shown on the form or as a mes
 
 from __future__ import annotations
 
+from functools import partial
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
@@ -247,10 +249,10 @@ def retry(request: HttpRequest, competition_id: int) -> HttpResponse:
     matches = list(failed)
     if not matches:
         messages.error(request, "No match is waiting to be tried again.")
-    for match in matches:
-        call_for_message(request, lambda m=match: match_retry(match=m))  # type: ignore[misc]
-    if matches:
-        messages.success(request, f"{len(matches)} match{'es' if len(matches) != 1 else ''} will be played again.")
+    # Each through the service on its own: one refused (tried again meanwhile) says why, the others still go.
+    retried = [m for m in matches if call_for_message(request, partial(match_retry, match=m)) is not None]
+    if retried:
+        messages.success(request, f"{len(retried)} match{'es' if len(retried) != 1 else ''} will be played again.")
     return _back(competition, "failed")
 
 
