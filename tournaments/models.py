@@ -24,9 +24,9 @@ class Competition(models.Model):
     class Seeding(models.TextChoices):
         """How a knockout's seeds are set when its start does not give them by hand."""
 
-        ENTRY = "entry", "In the order of entry"
-        RATING = "rating", "By rating in the club's latest other competition of the game"
-        STANDINGS = "standings", "By the standings of the competition it is seeded from"
+        ENTRY = "entry", "The order players entered"
+        RATING = "rating", "By rating, from the club's latest other competition of this game"
+        STANDINGS = "standings", "From another competition's final table"
 
     class ByePoints(models.TextChoices):
         """What an entrant left without a table in a round (a Swiss bye) scores."""

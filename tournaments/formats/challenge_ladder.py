@@ -36,7 +36,7 @@ class ChallengeLadder(Ladder):
         WholeNumber(
             name="challenge_reach",
             label="Challenge up to (places)",
-            help="how many places above itself an entrant may challenge",
+            help="how many places above their own a player may challenge",
             default=3,
             minimum=1,
             maximum=100,

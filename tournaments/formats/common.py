@@ -34,7 +34,7 @@ COMPETITION_SETTINGS: Spec = (
     ),
     WholeNumber(
         name="max_entrants",
-        label="Most entrants",
+        label="Most players",
         help="entries close at this many; empty for no limit",
         default=None,
         nullable=True,

@@ -22,7 +22,7 @@ KNOCKOUT_SETTINGS: Spec = (
     WholeNumber(
         name="advance_count",
         label="Going on from each table",
-        help="entrants going on from each table: 1 at tables of two; at bigger tables a number that divides the "
+        help="players going on from each table: 1 at tables of two; at bigger tables a number that divides the "
         "table size",
         default=1,
         minimum=1,
@@ -38,15 +38,17 @@ KNOCKOUT_SETTINGS: Spec = (
     ),
     Choice(
         name="seeding",
-        label="Seeds",
-        help="how the seeds are set, unless they are given by hand at the start",
+        label="Starting order",
+        help="who counts as strongest when the bracket is drawn (the seeds), unless the order is set by hand at "
+        "the start",
         default=Competition.Seeding.ENTRY.value,
         choices=tuple((value, str(label)) for value, label in Competition.Seeding.choices),
     ),
     CompetitionRef(
         name="seeded_from",
-        label="Seeded from",
-        help='with seeds "by the standings": the competition of the same club and game whose standings seed it',
+        label="Order from the results of",
+        help="with the order taken from another competition's final table: that competition (of the same club and "
+        "game)",
         default=None,
         nullable=True,
     ),

@@ -27,7 +27,7 @@ class PlayToSeparation(FormatBase):
         Number(
             name="sprt_elo0",
             label="No real difference below (Elo)",
-            help="H0: the first entrant's edge, in Elo, that counts as no real difference",
+            help="the first player's edge, in Elo rating points, that still counts as no real difference (H0)",
             default=0.0,
             minimum=-MAX_ELO,
             maximum=MAX_ELO,
@@ -35,7 +35,7 @@ class PlayToSeparation(FormatBase):
         Number(
             name="sprt_elo1",
             label="A real difference from (Elo)",
-            help="H1: the first entrant's edge, in Elo, that counts as really stronger; more than H0",
+            help="the first player's edge, in Elo rating points, that counts as really stronger (H1); above H0",
             default=50.0,
             minimum=-MAX_ELO,
             maximum=MAX_ELO,

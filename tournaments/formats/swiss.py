@@ -28,7 +28,7 @@ class Swiss(FormatBase):
         WholeNumber(
             name="round_count",
             label="Rounds",
-            help="rounds to play; empty for the usual number, enough to leave one clear winner (log2 of the entrants)",
+            help="rounds to play; empty for the usual number, just enough to leave one clear winner",
             default=None,
             nullable=True,
             minimum=1,
@@ -36,8 +36,8 @@ class Swiss(FormatBase):
         ),
         Choice(
             name="bye_points",
-            label="A bye scores",
-            help="what an entrant left without a table in a round scores",
+            label="Sitting out a round scores",
+            help="what a player left without a table in a round (a bye) scores",
             default=Competition.ByePoints.WIN.value,
             choices=tuple((value, str(label)) for value, label in Competition.ByePoints.choices),
         ),
