@@ -405,8 +405,9 @@ class MatchSheet:
     games: list[GameBreakdown]
 
 
-def competition_match_sheets(competition: Competition) -> list[MatchSheet]:
-    """Every match in (round, id) order with its participants and breakdown: four queries however many matches."""
+def competition_match_sheets(competition: Competition, *, latest: int | None = None) -> list[MatchSheet]:
+    """Every match in (round, id) order with its participants and breakdown, or only the ``latest`` (the last
+    rounds' matches, still in that order): four queries however many matches."""
     breakdown = breakdown_of(competition.game)
     prefetches: list[Prefetch[str]] = [
         Prefetch("participants", queryset=MatchParticipant.objects.select_related("entrant").order_by("seat"))
@@ -420,6 +421,9 @@ def competition_match_sheets(competition: Competition) -> list[MatchSheet]:
         )
         prefetches.append(Prefetch("games", queryset=games))
     matches = competition.matches.select_related("round").prefetch_related(*prefetches).order_by("round__number", "id")
+    if latest is not None:
+        matches = matches.order_by("-round__number", "-id")[:latest]
+    shown = list(matches) if latest is None else list(reversed(matches))
     return [
         MatchSheet(
             match=match,
@@ -428,7 +432,7 @@ def competition_match_sheets(competition: Competition) -> list[MatchSheet]:
             if breakdown is None
             else _game_breakdowns(breakdown, [(game, list(game.sets.all())) for game in match.games.all()]),
         )
-        for match in matches
+        for match in shown
     ]
 
 

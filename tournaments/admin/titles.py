@@ -1,0 +1,50 @@
+"""What the admin calls a game, a set and a transcript, with games counted from 1 as people count them.
+
+The models' own names (``game 0 of match 12``) keep the stored numbers, which the engine and the API use;
+the admin's lists, headings and breadcrumbs use these instead.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Generic, TypeVar
+
+from django.contrib import admin
+from django.db.models import Model
+from django.http import HttpRequest, HttpResponse
+
+from tournaments.admin.figures import shown_game_number
+from tournaments.models import Game, MatchSet, Transcript
+
+_M = TypeVar("_M", bound=Model)
+
+
+def game_title(game: Game) -> str:
+    return f"game {shown_game_number(game.number)} of match {game.match_id}"
+
+
+def set_title(row: MatchSet) -> str:
+    return f"set {row.number} of game {shown_game_number(row.game.number)} of match {row.match_id}"
+
+
+def transcript_title(transcript: Transcript) -> str:
+    game = shown_game_number(transcript.game_number)
+    return f"transcript {transcript.number} of match {transcript.match_id} (game {game})"
+
+
+class TitledPages(Generic[_M]):
+    """A ModelAdmin mixin: its change page is headed (and its breadcrumb named) by ``object_title``, which
+    admin/tournaments/change_form.html prints in place of the model's own name."""
+
+    def object_title(self, obj: _M) -> str:
+        return str(obj)
+
+    def change_view(
+        self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: dict[str, Any] | None = None
+    ) -> HttpResponse:
+        model_admin: admin.ModelAdmin[_M] = self  # type: ignore[assignment]
+        obj = model_admin.get_object(request, object_id)
+        context = dict(extra_context or {})
+        if obj is not None:
+            title = self.object_title(obj)
+            context.update(subtitle=title, object_title=title)
+        return super().change_view(request, object_id, form_url, context)  # type: ignore[misc]
