@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from league.models import Bot, BotVersion, Membership, Player
 from league.services import club_add_member, club_create, player_create
+from tournaments.fields import EncodedJSON, encode_compact
 from tournaments.models import Competition, Entrant, Game, Match, MatchParticipant, MatchSet, Round, Standing
 from tournaments.services.competitions import competition_create
 
@@ -38,9 +39,9 @@ class BenchScene:
     organiser: Player
 
 
-def build_scene(*, entrants: int, matches: int, token: str) -> BenchScene:
-    """Two clubs (the organiser runs one), the ladder in the organiser's club, and the small competitions
-    shared between the clubs."""
+def build_scene(*, entrants: int, matches: int, token: str, small: int = SMALL_COMPETITIONS) -> BenchScene:
+    """Two clubs (the organiser runs one), the ladder in the organiser's club, and ``small`` small competitions
+    shared between the clubs. The tests build smaller scenes with it, to pin the pages' queries."""
     with transaction.atomic():
         superuser = player_create(username=f"root-{token}", password="bench")
         superuser.user.is_staff = superuser.user.is_superuser = True
@@ -57,13 +58,13 @@ def build_scene(*, entrants: int, matches: int, token: str) -> BenchScene:
         )
         ladder_entrants = _entrants(ladder, versions)
         _played(ladder, ladder_entrants, matches)
-        for number in range(SMALL_COMPETITIONS):
+        for number in range(small):
             club = home if number % 2 else away
-            small = competition_create(
+            league = competition_create(
                 club=club, created_by=superuser, name=f"Small league {number} {token}", game=GAME
             )
-            small_entrants = _entrants(small, versions[:SMALL_ENTRANTS])
-            _played(small, small_entrants, SMALL_ENTRANTS * (SMALL_ENTRANTS - 1) // 2)
+            league_entrants = _entrants(league, versions[:SMALL_ENTRANTS])
+            _played(league, league_entrants, SMALL_ENTRANTS * (SMALL_ENTRANTS - 1) // 2)
     return BenchScene(ladder=ladder, superuser=superuser, organiser=organiser)
 
 
@@ -115,6 +116,7 @@ def _played(competition: Competition, entrants: list[Entrant], matches: int) -> 
     )
     participants: list[MatchParticipant] = []
     games: list[Game] = []
+    seatings: list[list[int]] = []
     for match in made:
         pair = rng.sample(entrants, 2)
         for seat, entrant in enumerate(pair):
@@ -130,10 +132,17 @@ def _played(competition: Competition, entrants: list[Entrant], matches: int) -> 
                     sigma_after=8.0 - rng.uniform(0, 3),
                 )
             )
-        seating = [e.pk for e in pair]
-        result = {"ranks": [1, 2], "scores": [40, 30]}
+        seatings.append([e.pk for e in pair])
         games.append(
-            Game(match=match, number=0, seating=seating, seed=match.seed, options={}, record={}, result=result)
+            Game(
+                match=match,
+                number=0,
+                seating=EncodedJSON(encode_compact(seatings[-1])),
+                seed=match.seed,
+                options=EncodedJSON("{}"),
+                record=EncodedJSON("{}"),
+                result=EncodedJSON(encode_compact({"ranks": [1, 2], "scores": [40, 30]})),
+            )
         )
     MatchParticipant.objects.bulk_create(participants, batch_size=BATCH)
     Game.objects.bulk_create(games, batch_size=BATCH)
@@ -144,9 +153,9 @@ def _played(competition: Competition, entrants: list[Entrant], matches: int) -> 
                 game=game,
                 number=number,
                 play_on=False,
-                scores={str(e): {"points": 10, "total": 10 * number + (e % 3)} for e in game.seating},
+                scores={str(e): {"points": 10, "total": 10 * number + (e % 3)} for e in seating},
             )
-            for game in games
+            for game, seating in zip(games, seatings, strict=True)
             for number in (1, 2, 3)
         ],
         batch_size=BATCH,

@@ -79,7 +79,7 @@ def transcript_deal(seed: int) -> dict[str, Any]:
 #: 7 days a decision and 30 days a game, tournaments/formats/common.py).
 MOVE_SECONDS = 3 * 86400
 GAME_SECONDS = 30 * 86400
-CORRESPONDENCE = {"move_seconds": MOVE_SECONDS, "game_seconds": GAME_SECONDS}
+CORRESPONDENCE: dict[str, Any] = {"move_seconds": MOVE_SECONDS, "game_seconds": GAME_SECONDS}
 
 #: A challenge ladder of bots and people: its first challenges are played when the demo loads, and one
 #: waits for the demo login's answer (issue 23).

@@ -5,7 +5,7 @@ Selectors own their joins; a list is a fixed number of queries however long it i
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from fractions import Fraction
@@ -176,19 +176,21 @@ class RatingHistory:
     points: list[RatingPoint]
 
 
-def rating_history(competition: Competition) -> list[RatingHistory]:
-    """Every entrant's rating after each of its rated matches; two queries however long the competition."""
-    rows = (
-        MatchParticipant.objects.filter(match__competition=competition, mu_after__isnull=False)
-        .order_by("entrant_id", "match__round__number", "match_id")
-        .values_list("entrant_id", "match_id", "match__round__number", "match__finished_at", "mu_after", "sigma_after")
+def rating_history(competition: Competition, *, entrant_ids: Collection[int] | None = None) -> list[RatingHistory]:
+    """Every entrant's rating after each of its rated matches (or only these entrants'); two queries however long
+    the competition."""
+    rated = MatchParticipant.objects.filter(match__competition=competition, mu_after__isnull=False)
+    entrants = Entrant.objects.filter(competition=competition).order_by("id")
+    if entrant_ids is not None:
+        rated, entrants = rated.filter(entrant_id__in=entrant_ids), entrants.filter(pk__in=entrant_ids)
+    rows = rated.order_by("entrant_id", "match__round__number", "match_id").values_list(
+        "entrant_id", "match_id", "match__round__number", "match__finished_at", "mu_after", "sigma_after"
     )
     points: dict[int, list[RatingPoint]] = {}
     for entrant_id, match_id, round_number, finished_at, mu, sigma in rows:
         # Both are written together, and the filter keeps only rated seats.
         point = RatingPoint(match_id, round_number, finished_at, cast(float, mu), cast(float, sigma))
         points.setdefault(entrant_id, []).append(point)
-    entrants = Entrant.objects.filter(competition=competition).order_by("id")
     return [RatingHistory(entrant=entrant, points=points.get(entrant.pk, [])) for entrant in entrants]
 
 

@@ -14,7 +14,7 @@ from django.urls import reverse
 from league.models import Club, Player
 from tests.factories import ClubFactory, CompetitionFactory, EntrantFactory, PlayerFactory, UserFactory
 from tests.tournaments.helpers import started
-from tournaments.admin.competition_fieldsets import PEOPLE_FIELDS, people_may_enter
+from tournaments.admin.competition_fieldsets import PEOPLE_FIELDS, form_spec, people_may_enter
 from tournaments.formats.common import COMPETITION_SETTINGS
 from tournaments.formats.registry import all_formats, format_of, get_format
 from tournaments.formats.spec import Changes
@@ -176,7 +176,8 @@ def test_save_and_add_another_keeps_the_format(boss: Client, superuser: Player) 
         ("separation", {"sprt_elo0": "60", "sprt_elo1": "50"}, "sprt_elo1", "Must be greater than elo0"),
         ("challenge_ladder", {"challenge_reach": "101"}, "challenge_reach", "less than or equal to 100"),
         (
-            "rating_ladder",
+            # People play a challenge ladder's matches at live tables (a rating ladder's forms have no clocks).
+            "challenge_ladder",
             {"move_seconds": "600", "game_seconds": "300"},
             "game_seconds",
             "Must be at least “Seconds for one decision”",
@@ -276,7 +277,7 @@ def test_the_change_form_saves_or_refuses_every_submitted_change_of_every_format
     for format in all_formats():
         competition = competition_create(club=club, created_by=creator, name=format.key, game="war", format=format.key)
         form = boss.get(change_url(competition)).context["adminform"].form
-        for setting in (*COMPETITION_SETTINGS, *format.settings):
+        for setting in form_spec(format):  # the settings its forms show
             if form.fields[setting.name].disabled:
                 continue
             before = current_settings(competition, format)

@@ -16,7 +16,7 @@ from tournaments.models import Competition
 
 if TYPE_CHECKING:
     # Only in django-stubs: the shape of ModelAdmin.fieldsets.
-    from django.contrib.admin.options import _FieldOpts, _FieldsetSpec
+    from django.contrib.admin.options import _FieldOpts
 
 #: The settings every competition has that concern people at live tables; the others, and any added later,
 #: go with the matches.
@@ -35,9 +35,11 @@ def form_spec(format: Format) -> Spec:
     return spec if people_may_enter(format) else tuple(s for s in spec if s.name not in PEOPLE_FIELDS)
 
 
-def common_fieldsets(format: Format) -> _FieldsetSpec:
+def common_fieldsets(format: Format) -> list[tuple[str, _FieldOpts]]:
     names = [setting.name for setting in COMPETITION_SETTINGS]
-    fieldsets: _FieldsetSpec = [("Matches", {"fields": [*(n for n in names if n not in PEOPLE_FIELDS), "options"]})]
+    fieldsets: list[tuple[str, _FieldOpts]] = [
+        ("Matches", {"fields": [*(n for n in names if n not in PEOPLE_FIELDS), "options"]})
+    ]
     if people_may_enter(format):
         fieldsets.append(
             (

@@ -55,6 +55,8 @@ class EntrantInline(ReadOnlyInline[Entrant, Competition]):
 
     model = Entrant
     formset = FirstEntrantsFormSet
+    # Withdrawing posts each row's delete box: Django's own table has them.
+    template = "admin/edit_inline/tabular.html"
     fields = ("name", "bot_version", "player", "joined_at")
     readonly_fields = fields
     show_change_link = True
@@ -268,6 +270,14 @@ class CompetitionAdmin(CompetitionRunViews):
     def get_inlines(self, request: HttpRequest, obj: Competition | None) -> list[type[InlineModelAdmin[Any, Any]]]:
         # A new competition has no entrants; they join once it exists.
         return list(self.inlines) if obj is not None else []
+
+    def get_inline_instances(self, request: HttpRequest, obj: Competition | None = None) -> list[Any]:
+        inlines = super().get_inline_instances(request, obj)
+        for inline in inlines:
+            if isinstance(inline, EntrantInline) and not inline.has_delete_permission(request, obj):
+                # Once entries close nobody withdraws here: the entrants are a plain table like every read-only list.
+                inline.template = ReadOnlyInline.template
+        return inlines
 
     def response_add(
         self, request: HttpRequest, obj: Competition, post_url_continue: str | None = None

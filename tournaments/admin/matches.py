@@ -110,7 +110,7 @@ class MatchAdmin(CompetitionPartAdmin[Match]):
         ),
     ]
     # The seed and salt are shown (by seed_shown, and in the records) only once the match is over: never listed.
-    readonly_fields = [name for _, part in fieldsets for name in part["fields"]]
+    readonly_fields = [name for _, part in fieldsets for name in part["fields"] if isinstance(name, str)]
     inlines = [ParticipantInline]
     actions = [retry_matches]
     change_form_template = "admin/tournaments/match/change_form.html"

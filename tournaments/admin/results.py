@@ -62,10 +62,6 @@ class GameAdmin(TitledPages[Game], MatchPartAdmin[Game]):
     def object_title(self, obj: Game) -> str:
         return game_title(obj)
 
-    @admin.display(description="Game", ordering="match_id")
-    def title(self, game: Game) -> str:
-        return game_title(game)
-
     @admin.display(description="Number", ordering="number")
     def game_number(self, game: Game) -> int:
         return shown_game_number(game.number)
@@ -124,10 +120,6 @@ class MatchSetAdmin(TitledPages[MatchSet], MatchPartAdmin[MatchSet]):
 
     def object_title(self, obj: MatchSet) -> str:
         return set_title(obj)
-
-    @admin.display(description="Set", ordering="game_id")
-    def title(self, row: MatchSet) -> str:
-        return set_title(row)
 
     @admin.display(description="Game", ordering="game__number")
     def game_number(self, row: MatchSet) -> int:

@@ -28,9 +28,11 @@ class MatchPartAdmin(ClubScopedAdmin[_M]):
 
 
 class ReadOnlyInline(admin.TabularInline[_M, _Parent]):
-    """Rows listed on their parent's page for organisers to read: never added, changed or deleted there."""
+    """Rows listed on their parent's page for organisers to read: never added, changed or deleted there, so
+    shown as a plain table (a subclass that lets rows be deleted uses Django's own template)."""
 
     extra = 0
+    template = "admin/tournaments/includes/read_only_tabular.html"
 
     def has_view_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return can_organise(request)

@@ -6,7 +6,7 @@ the admin's lists, headings and breadcrumbs use these instead.
 
 from __future__ import annotations
 
-from typing import Any, Generic, TypeVar
+from typing import Any, TypeVar
 
 from django.contrib import admin
 from django.db.models import Model
@@ -31,20 +31,24 @@ def transcript_title(transcript: Transcript) -> str:
     return f"transcript {transcript.number} of match {transcript.match_id} (game {game})"
 
 
-class TitledPages(Generic[_M]):
-    """A ModelAdmin mixin: its change page is headed (and its breadcrumb named) by ``object_title``, which
-    admin/tournaments/change_form.html prints in place of the model's own name."""
+class TitledPages(admin.ModelAdmin[_M]):
+    """Change pages headed (and their breadcrumb named) by ``object_title``, which
+    admin/tournaments/change_form.html prints in place of the model's own name. Put it first among the bases."""
 
     def object_title(self, obj: _M) -> str:
         return str(obj)
 
+    @admin.display(description="Name")
+    def title(self, obj: _M) -> str:
+        """The list's first column: each row by the same name as its page."""
+        return self.object_title(obj)
+
     def change_view(
         self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: dict[str, Any] | None = None
     ) -> HttpResponse:
-        model_admin: admin.ModelAdmin[_M] = self  # type: ignore[assignment]
-        obj = model_admin.get_object(request, object_id)
+        obj = self.get_object(request, object_id)
         context = dict(extra_context or {})
         if obj is not None:
             title = self.object_title(obj)
             context.update(subtitle=title, object_title=title)
-        return super().change_view(request, object_id, form_url, context)  # type: ignore[misc]
+        return super().change_view(request, object_id, form_url, context)

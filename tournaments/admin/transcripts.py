@@ -98,10 +98,6 @@ class TranscriptAdmin(TitledPages[Transcript], MatchPartAdmin[Transcript]):
     def object_title(self, obj: Transcript) -> str:
         return transcript_title(obj)
 
-    @admin.display(description="Transcript", ordering="match_id")
-    def title(self, transcript: Transcript) -> str:
-        return transcript_title(transcript)
-
     @admin.display(description="Game", ordering="game_number")
     def game_shown(self, transcript: Transcript) -> int:
         return shown_game_number(transcript.game_number)
