@@ -24,7 +24,7 @@ from tournaments.admin.actions import (
 from tournaments.admin.competition_fieldsets import common_fieldsets, format_fieldsets
 from tournaments.admin.forms import CompetitionAddForm, CompetitionChangeForm, competition_add_form
 from tournaments.admin.pages import ENTRANTS_ON_PAGE, competition_page, unknown_game_reported
-from tournaments.admin.scope import CompetitionPartAdmin, ReadOnlyInline, runs_competition
+from tournaments.admin.scope import CompetitionPartAdmin, PageContextAdmin, ReadOnlyInline, runs_competition
 from tournaments.admin.seeds import competition_seed_text
 from tournaments.admin.views import CompetitionRunViews, change_url
 from tournaments.formats.base import Format
@@ -86,7 +86,7 @@ class FormatFilter(admin.SimpleListFilter):
 
 
 @admin.register(Competition)
-class CompetitionAdmin(CompetitionRunViews):
+class CompetitionAdmin(PageContextAdmin[Competition], CompetitionRunViews):
     list_display = ["name", "club", "game", "format_label", "status", "entrant_count", "progress", "created_at"]
     list_filter = ["game", "status", FormatFilter, ("club", admin.RelatedOnlyFieldListFilter)]
     search_fields = ["name", "club__name"]
@@ -288,16 +288,12 @@ class CompetitionAdmin(CompetitionRunViews):
             return HttpResponseRedirect(change_url(obj.pk))
         return super().response_add(request, obj, post_url_continue)
 
-    def change_view(
-        self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: dict[str, Any] | None = None
-    ) -> HttpResponse:
-        # Below the form: standings, each match's sets or race, and the buttons that run the competition.
-        competition = self.get_object(request, object_id)
-        context = dict(extra_context or {})
-        if competition is not None:
-            with unknown_game_reported(request):
-                context.update(competition_page(competition, may_run=self.has_run_permission(request)))
-        return super().change_view(request, object_id, form_url, context)
+    def page_context(self, request: HttpRequest, obj: Competition) -> dict[str, Any]:
+        # Below the form: standings, the latest matches' sets or race, and the buttons that run the competition.
+        shown: dict[str, Any] = {}  # what stays if the game or the format is not on this server
+        with unknown_game_reported(request):
+            shown = competition_page(obj, may_run=self.has_run_permission(request))
+        return shown
 
 
 @admin.register(Entrant)

@@ -6,7 +6,7 @@ from typing import Any
 
 from django.contrib import admin
 from django.db.models import Count, QuerySet
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html
 
@@ -14,7 +14,7 @@ from league.admin.permissions import can_organise
 from tournaments.admin.actions import retry_matches
 from tournaments.admin.figures import match_points_text, points_text
 from tournaments.admin.pages import match_page, unknown_game_reported
-from tournaments.admin.scope import CompetitionPartAdmin, ReadOnlyInline
+from tournaments.admin.scope import CompetitionPartAdmin, PageContextAdmin, ReadOnlyInline
 from tournaments.admin.seeds import match_seed_text
 from tournaments.models import Match, MatchParticipant, Round
 
@@ -76,7 +76,7 @@ class ParticipantInline(ReadOnlyInline[MatchParticipant, Match]):
 
 
 @admin.register(Match)
-class MatchAdmin(CompetitionPartAdmin[Match]):
+class MatchAdmin(PageContextAdmin[Match], CompetitionPartAdmin[Match]):
     list_display = ["__str__", "competition", "round_number", "number", "seated", "status", "finished_at"]
     list_filter = ["status", "competition__game", ("competition", admin.RelatedOnlyFieldListFilter)]
     search_fields = ["competition__name", "participants__entrant__name"]
@@ -143,12 +143,8 @@ class MatchAdmin(CompetitionPartAdmin[Match]):
     def has_run_permission(self, request: HttpRequest) -> bool:
         return can_organise(request)
 
-    def change_view(
-        self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: dict[str, Any] | None = None
-    ) -> HttpResponse:
-        match = self.get_object(request, object_id)
-        context = dict(extra_context or {})
-        if match is not None:
-            with unknown_game_reported(request):
-                context.update(match_page(match))
-        return super().change_view(request, object_id, form_url, context)
+    def page_context(self, request: HttpRequest, obj: Match) -> dict[str, Any]:
+        shown: dict[str, Any] = {}  # what stays if the game or the format is not on this server
+        with unknown_game_reported(request):
+            shown = match_page(obj)
+        return shown

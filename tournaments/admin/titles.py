@@ -10,9 +10,10 @@ from typing import Any, TypeVar
 
 from django.contrib import admin
 from django.db.models import Model
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest
 
 from tournaments.admin.figures import shown_game_number
+from tournaments.admin.scope import PageContextAdmin
 from tournaments.models import Game, MatchSet, Transcript
 
 _M = TypeVar("_M", bound=Model)
@@ -31,7 +32,7 @@ def transcript_title(transcript: Transcript) -> str:
     return f"transcript {transcript.number} of match {transcript.match_id} (game {game})"
 
 
-class TitledPages(admin.ModelAdmin[_M]):
+class TitledPages(PageContextAdmin[_M]):
     """Change pages headed (and their breadcrumb named) by ``object_title``, which
     admin/tournaments/change_form.html prints in place of the model's own name. Put it first among the bases."""
 
@@ -43,12 +44,6 @@ class TitledPages(admin.ModelAdmin[_M]):
         """The list's first column: each row by the same name as its page."""
         return self.object_title(obj)
 
-    def change_view(
-        self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: dict[str, Any] | None = None
-    ) -> HttpResponse:
-        obj = self.get_object(request, object_id)
-        context = dict(extra_context or {})
-        if obj is not None:
-            title = self.object_title(obj)
-            context.update(subtitle=title, object_title=title)
-        return super().change_view(request, object_id, form_url, context)
+    def page_context(self, request: HttpRequest, obj: _M) -> dict[str, Any]:
+        title = self.object_title(obj)
+        return {"subtitle": title, "object_title": title}
