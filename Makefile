@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup sandbox browser browser-libs run demo test drill fuzz lint typecheck bench bench-api bench-service bench-ladder bench-live bench-swiss bench-knockout bench-bots bench-war bench-1923 bench-banter bench-punk bench-sprt clean
+.PHONY: setup sandbox browser browser-libs run demo test drill fuzz lint typecheck bench bench-api bench-service bench-ladder bench-admin bench-live bench-swiss bench-knockout bench-bots bench-war bench-1923 bench-banter bench-punk bench-sprt clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -121,6 +121,16 @@ bench-ladder: setup
 	DATABASE_URL=$(LADDER_DB) $(PY) manage.py migrate --noinput -v 0
 	DATABASE_URL=$(LADDER_DB) CELERY_BROKER_URL=$(LADDER_REDIS)/0 CACHE_URL=$(LADDER_REDIS)/1 \
 		$(PY) manage.py bench_ladder --bots 1000 --rounds 20
+
+## The admin's competition list and a big ladder's change page: a rating ladder of 1,000 bots and 10,000 matches
+## (bulk inserts), each page's median and slowest GET as a superuser and as a scoped organiser (docs/performance.md,
+## "Admin pages"). A fresh database each time; ADMIN_DB_NAME names it.
+ADMIN_DB_NAME ?= cardclub_bench_admin
+bench-admin: setup
+	dropdb -h 127.0.0.1 -U postgres --if-exists $(ADMIN_DB_NAME)
+	createdb -h 127.0.0.1 -U postgres $(ADMIN_DB_NAME)
+	DATABASE_URL=postgres://postgres@127.0.0.1:5432/$(ADMIN_DB_NAME) $(PY) manage.py migrate --noinput -v 0
+	DATABASE_URL=postgres://postgres@127.0.0.1:5432/$(ADMIN_DB_NAME) $(PY) manage.py bench_admin --entrants 1000 --matches 10000
 
 ## Live tables: 200 tables of scripted people over HTTP (uvicorn, Redis events), moves/s and the time from a
 ## move's POST to the other seats seeing it, at two paces of play (docs/performance.md). A fresh database.

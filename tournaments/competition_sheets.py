@@ -5,6 +5,7 @@ public competition page (tournaments/web/views.py) both build on these."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -81,16 +82,17 @@ def rating_chart_axis(competition: Competition) -> str:
     return TIME_AXIS if format_of(competition).chart_over_time else ROUND_AXIS
 
 
-def rating_chart(competition: Competition) -> list[dict[str, Any]]:
-    """Each entrant's rating after every match it played, from the default before the first; [] before any
-    is rated. Against round (from round 0), or for a ladder against time (see ``rating_chart_axis``).
+def rating_chart(competition: Competition, *, entrant_ids: Collection[int] | None = None) -> list[dict[str, Any]]:
+    """Each entrant's rating after every match it played (or only these entrants': the admin's page draws the
+    top of a big table), from the default before the first; [] before any is rated. Against round (from
+    round 0), or for a ladder against time (see ``rating_chart_axis``).
 
     The chart's data as the page embeds it (json_script), one line per entrant.
     """
     over_time = rating_chart_axis(competition) == TIME_AXIS
     lines = [
         {"name": h.entrant.name, "points": points_over_time(competition, h) if over_time else _points_by_round(h)}
-        for h in rating_history(competition)
+        for h in rating_history(competition, entrant_ids=entrant_ids)
     ]
     return lines if any(len(line["points"]) > 1 for line in lines) else []
 

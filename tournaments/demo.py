@@ -74,12 +74,21 @@ def transcript_deal(seed: int) -> dict[str, Any]:
     return {"deck": deck}
 
 
+#: People's live tables in the demo wait at a correspondence pace: days for a decision, not the default 5
+#: minutes, so a newcomer finds them still open whenever they first sign in (the common settings allow up to
+#: 7 days a decision and 30 days a game, tournaments/formats/common.py).
+MOVE_SECONDS = 3 * 86400
+GAME_SECONDS = 30 * 86400
+CORRESPONDENCE: dict[str, Any] = {"move_seconds": MOVE_SECONDS, "game_seconds": GAME_SECONDS}
+
 #: A challenge ladder of bots and people: its first challenges are played when the demo loads, and one
-#: waits on the demo login (issue 13).
+#: waits for the demo login's answer (issue 23).
 CHALLENGE_LADDER = DemoCompetition("Demo club ladder", "banter", seed=7)
 #: Who stands on it, top first: these members' bots, then these people.
 LADDER_BOTS = ("bob", "carol", "dave", "erin")
-LADDER_PEOPLE = ("alice", DEMO_USERNAME)
+LADDER_PEOPLE = (DEMO_USERNAME, "alice")
+#: Who challenges whom once the bots' challenges are played: Alice, just below, challenges the demo login.
+WAITING_CHALLENGER = "alice"
 #: Challenges played when the demo loads: (challenger's place, defender's place), as they stand then.
 LADDER_CHALLENGES = ((4, 2), (3, 1), (4, 3), (2, 1))
 #: A rating ladder of every member's bots, running on beat; its first rounds are played when the demo loads.
@@ -230,7 +239,7 @@ def _competition(
 def _live_competition(club: Club, organiser: Player, members: list[Player], report: DemoReport) -> Competition:
     """People's matches start live when the competition starts; the workers play the bot's seats."""
     spec = LIVE_COMPETITION
-    competition = _created(spec, club, organiser, report, options=spec.options)
+    competition = _created(spec, club, organiser, report, options=spec.options, **CORRESPONDENCE)
     if competition.status == Competition.Status.OPEN:
         people = [organiser, *(m for m in members if m.user.username in LIVE_PEOPLE)]
         # Either id may be None (an entrant is a person or a bot); django-stubs types values_list's ids as int.
@@ -285,13 +294,16 @@ def _created(
     return competition
 
 
-def _ladder(spec: DemoCompetition, club: Club, organiser: Player, format: str, report: DemoReport) -> Competition:
-    return _created(spec, club, organiser, report, options=spec.options, format=format)
+def _ladder(
+    spec: DemoCompetition, club: Club, organiser: Player, format: str, report: DemoReport, **settings: Any
+) -> Competition:
+    return _created(spec, club, organiser, report, options=spec.options, format=format, **settings)
 
 
 def _challenge_ladder(club: Club, organiser: Player, members: list[Player], report: DemoReport) -> Competition:
     """Members' bots above two people, in that order."""
-    competition = _ladder(CHALLENGE_LADDER, club, organiser, "challenge_ladder", report)
+    # Its people play their accepted challenges at live tables, at the demo's correspondence pace.
+    competition = _ladder(CHALLENGE_LADDER, club, organiser, "challenge_ladder", report, **CORRESPONDENCE)
     if competition.status == Competition.Status.OPEN:
         by_name = {m.user.username: m for m in [organiser, *members]}
         entered = {(e.bot_version_id, e.player_id): e for e in competition.entrants.all()}
@@ -307,7 +319,8 @@ def _challenge_ladder(club: Club, organiser: Player, members: list[Player], repo
 
 
 def _first_challenges(competition: Competition, organiser: Player, say: Callable[[str], None]) -> int:
-    """The bots' first challenges, played here; then Alice challenges the demo login, who may accept at /play/."""
+    """The bots' first challenges, played here; then Alice challenges the demo login, whose answer it awaits
+    (accept or decline, on the ladder's page or through the API) until its deadline days away."""
     if competition.challenges.exists():
         return 0
     played = 0
@@ -316,10 +329,11 @@ def _first_challenges(competition: Competition, organiser: Player, say: Callable
         challenger, defender = (Entrant.objects.get(pk=order[place - 1]) for place in (below, above))
         challenge_issue(competition=competition, challenger=challenger, defender=defender, issued_by=organiser)
         played += competition_play_pending(competition=competition)
-    alice = Entrant.objects.get(competition=competition, player__user__username=LADDER_PEOPLE[0])
-    demo = Entrant.objects.get(competition=competition, player__user__username=LADDER_PEOPLE[1])
-    challenge_issue(competition=competition, challenger=demo, defender=alice, issued_by=organiser)
-    say(f"played {played} challenges of {competition.name}; one waits for Alice to answer")
+    person = Player.objects.get(user__username=WAITING_CHALLENGER)
+    challenger = Entrant.objects.get(competition=competition, player=person)
+    demo = Entrant.objects.get(competition=competition, player__user__username=DEMO_USERNAME)
+    challenge_issue(competition=competition, challenger=challenger, defender=demo, issued_by=person)
+    say(f"played {played} challenges of {competition.name}; {challenger.name}'s waits for the demo login to answer")
     return played
 
 

@@ -5,7 +5,7 @@ Selectors own their joins; a list is a fixed number of queries however long it i
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from fractions import Fraction
@@ -191,10 +191,14 @@ def rating_points(seats: QuerySet[MatchParticipant]) -> dict[int, list[RatingPoi
     return points
 
 
-def rating_history(competition: Competition) -> list[RatingHistory]:
-    """Every entrant's rating after each of its rated matches; two queries however long the competition."""
-    points = rating_points(MatchParticipant.objects.filter(match__competition=competition))
+def rating_history(competition: Competition, *, entrant_ids: Collection[int] | None = None) -> list[RatingHistory]:
+    """Every entrant's rating after each of its rated matches (or only these entrants'); two queries however long
+    the competition."""
+    seats = MatchParticipant.objects.filter(match__competition=competition)
     entrants = Entrant.objects.filter(competition=competition).order_by("id")
+    if entrant_ids is not None:
+        seats, entrants = seats.filter(entrant_id__in=entrant_ids), entrants.filter(pk__in=entrant_ids)
+    points = rating_points(seats)
     return [RatingHistory(entrant=entrant, points=points.get(entrant.pk, [])) for entrant in entrants]
 
 
@@ -411,8 +415,9 @@ class MatchSheet:
     games: list[GameBreakdown]
 
 
-def competition_match_sheets(competition: Competition) -> list[MatchSheet]:
-    """Every match in (round, id) order with its participants and breakdown: four queries however many matches."""
+def competition_match_sheets(competition: Competition, *, latest: int | None = None) -> list[MatchSheet]:
+    """Every match in (round, id) order with its participants and breakdown, or only the ``latest`` (the last
+    rounds' matches, still in that order): four queries however many matches."""
     breakdown = breakdown_of(competition.game)
     prefetches: list[Prefetch[str]] = [
         Prefetch("participants", queryset=MatchParticipant.objects.select_related("entrant").order_by("seat"))
@@ -426,6 +431,9 @@ def competition_match_sheets(competition: Competition) -> list[MatchSheet]:
         )
         prefetches.append(Prefetch("games", queryset=games))
     matches = competition.matches.select_related("round").prefetch_related(*prefetches).order_by("round__number", "id")
+    if latest is not None:
+        matches = matches.order_by("-round__number", "-id")[:latest]
+    shown = list(matches) if latest is None else list(reversed(matches))
     return [
         MatchSheet(
             match=match,
@@ -434,7 +442,7 @@ def competition_match_sheets(competition: Competition) -> list[MatchSheet]:
             if breakdown is None
             else _game_breakdowns(breakdown, [(game, list(game.sets.all())) for game in match.games.all()]),
         )
-        for match in matches
+        for match in shown
     ]
 
 

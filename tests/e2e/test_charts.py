@@ -128,8 +128,9 @@ def test_a_match_s_race_charts_draw_offline_each_side_to_its_total(browser: Any,
     admin = OfflineAdmin(browser, live_server)
     admin.page.goto(f"{admin.url}/admin/tournaments/match/{match.pk}/change/")
     admin.page.wait_for_selector("canvas.race-chart-canvas[data-drawn=true]", timeout=15_000)
+    # The page counts games from 1 (game 0 as stored is the chart of "Game 1").
     drawn = {
-        game.number: admin.datasets(f"canvas.race-chart-canvas[data-game='{game.number}']")
+        game.number: admin.datasets(f"canvas.race-chart-canvas[data-game='{game.number + 1}']")
         for game in Game.objects.filter(match=match)
     }
     admin.screenshot("#race", "race-chart.png")

@@ -246,9 +246,10 @@ def test_the_competition_page_shows_the_1923_table_with_its_tiebreaks_and_each_m
     assert sorted(names) == ["Ann", "Ben"]
     body = [row for row in match_rows[2:] if len(row) == 8]
     ann_first = names[0] == "Ann"
+    # The match's one game is game 1 on the page (stored as game 0).
     expected = [
-        ["0", "1", *(["30", "3", "26", "22", "1", "10"] if ann_first else ["22", "1", "10", "30", "3", "26"])],
-        ["0", "2", *(["30", "2", "26", "22", "2", "10"] if ann_first else ["22", "2", "10", "30", "2", "26"])],
+        ["1", "1", *(["30", "3", "26", "22", "1", "10"] if ann_first else ["22", "1", "10", "30", "3", "26"])],
+        ["1", "2", *(["30", "2", "26", "22", "2", "10"] if ann_first else ["22", "2", "10", "30", "2", "26"])],
     ]
     assert body == expected
 
@@ -278,17 +279,17 @@ def test_the_competition_page_shows_banter_trick_points_shared_ranks_and_the_rac
         ["3=", "Cy", "0", "0"],
         ["3=", "Di", "0", "0"],
     ]
-    race_rows = [row for row in table_rows(response.text, "matches") if row and row[0] == "0"]
+    race_rows = [row for row in table_rows(response.text, "matches") if row and row[0] == "1"]
     ann_first = seats_of(match_between(competition, a, b))[0] == a.pk
 
     def cells(ann: str, ben: str) -> list[str]:
         return [ann, ben] if ann_first else [ben, ann]
 
     assert race_rows == [
-        ["0", "1", *cells("+20 → 20", "+18 → 18"), ""],
-        ["0", "2", *cells("+20 → 40", "+22 → 40"), "Ann, Ben at 40 or more" if ann_first else "Ben, Ann at 40 or more"],
+        ["1", "1", *cells("+20 → 20", "+18 → 18"), ""],
+        ["1", "2", *cells("+20 → 40", "+22 → 40"), "Ann, Ben at 40 or more" if ann_first else "Ben, Ann at 40 or more"],
         [
-            "0",
+            "1",
             "3",
             *cells("+6 → 46", "+3 → 43"),
             "play-on round; " + ("Ann, Ben" if ann_first else "Ben, Ann") + " at 40 or more",

@@ -14,6 +14,7 @@ from django.urls import reverse
 from league.models import Club, Player
 from tests.factories import ClubFactory, CompetitionFactory, EntrantFactory, PlayerFactory, UserFactory
 from tests.tournaments.helpers import started
+from tournaments.admin.competition_fieldsets import PEOPLE_FIELDS, form_spec, people_may_enter
 from tournaments.formats.common import COMPETITION_SETTINGS
 from tournaments.formats.registry import all_formats, format_of, get_format
 from tournaments.formats.spec import Changes
@@ -108,7 +109,8 @@ def test_each_format_s_add_form_has_exactly_its_settings_and_the_common_ones_all
     for format in all_formats():
         adminform = add_form_of(boss, format.key)
         own = {setting.name for setting in format.settings}
-        assert set(adminform.form.fields) == ADD_BASICS | COMMON | own, format.key
+        common = COMMON if people_may_enter(format) else COMMON - set(PEOPLE_FIELDS)
+        assert set(adminform.form.fields) == ADD_BASICS | common | own, format.key
         # Every field is on the page, once, and the format's own under its name.
         shown = fieldset_fields(adminform)
         assert sorted(shown) == sorted(adminform.form.fields), format.key
@@ -117,6 +119,26 @@ def test_each_format_s_add_form_has_exactly_its_settings_and_the_common_ones_all
         assert headed[format.label] == [s.name for s in format.settings if not s.section], format.key
         for setting in format.settings:
             assert setting.name in headed[setting.section or format.label], (format.key, setting.name)
+
+
+def test_people_s_section_is_shown_only_for_formats_people_may_enter(boss: Client) -> None:
+    """A rating ladder is for bots: neither its add page nor its change page asks how people play."""
+    for format in all_formats():
+        headings = [heading for heading, _ in add_form_of(boss, format.key).fieldsets]
+        assert ("People at live tables" in headings) == (format.key != "rating_ladder"), format.key
+    ladder = running("rating_ladder")
+    page = boss.get(change_url(ladder))
+    assert "People at live tables" not in page.text and "move_seconds" not in page.context["adminform"].form.fields
+    league = running("round_robin")
+    assert "People at live tables" in boss.get(change_url(league)).text
+    # Saving the ladder's page as it comes changes nothing it does not show: who may watch stays as it was.
+    data = {**as_posted(page.context["adminform"].form), "entrants-TOTAL_FORMS": 4, "entrants-INITIAL_FORMS": 4}
+    for n, entrant in enumerate(ladder.entrants.order_by("id")):
+        data[f"entrants-{n}-id"] = entrant.pk
+        data[f"entrants-{n}-competition"] = ladder.pk
+    assert boss.post(change_url(ladder), data).status_code == 302
+    ladder.refresh_from_db()
+    assert ladder.live_tables_public and ladder.move_seconds == 300
 
 
 def test_each_format_s_add_form_saved_as_it_comes_creates_that_format_with_its_defaults(
@@ -154,7 +176,8 @@ def test_save_and_add_another_keeps_the_format(boss: Client, superuser: Player) 
         ("separation", {"sprt_elo0": "60", "sprt_elo1": "50"}, "sprt_elo1", "Must be greater than elo0"),
         ("challenge_ladder", {"challenge_reach": "101"}, "challenge_reach", "less than or equal to 100"),
         (
-            "rating_ladder",
+            # People play a challenge ladder's matches at live tables (a rating ladder's forms have no clocks).
+            "challenge_ladder",
             {"move_seconds": "600", "game_seconds": "300"},
             "game_seconds",
             "Must be at least “Seconds for one decision”",
@@ -254,7 +277,7 @@ def test_the_change_form_saves_or_refuses_every_submitted_change_of_every_format
     for format in all_formats():
         competition = competition_create(club=club, created_by=creator, name=format.key, game="war", format=format.key)
         form = boss.get(change_url(competition)).context["adminform"].form
-        for setting in (*COMPETITION_SETTINGS, *format.settings):
+        for setting in form_spec(format):  # the settings its forms show
             if form.fields[setting.name].disabled:
                 continue
             before = current_settings(competition, format)

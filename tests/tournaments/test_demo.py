@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from io import StringIO
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.test import Client
+from django.utils import timezone
 
 from engine.bots import bot_names
 from league.models import Membership
@@ -33,7 +35,9 @@ from tournaments.demo import (
 )
 from tournaments.formats.values import setting
 from tournaments.knockout_selectors import bracket_view
-from tournaments.models import Challenge, Competition, Game, Match, MatchParticipant, Standing
+from tournaments.models import Challenge, ChallengeSide, Competition, Game, Match, MatchParticipant, Standing
+from tournaments.services.live import live_clocks_enforce
+from tournaments.services.live_tables import seat_deadline
 from tournaments.services.separation import separation_report
 
 pytestmark = pytest.mark.django_db
@@ -180,3 +184,39 @@ def test_load_demo_holds_a_duplicate_deal_round_robin_and_a_decided_play_to_sepa
     assert separation.status == Competition.Status.FINISHED
     report = separation_report(separation)
     assert report is not None and report.verdict.decision in ("H0", "H1", "cap")
+
+
+def test_the_demo_s_live_tables_wait_days_for_the_demo_login_not_minutes() -> None:
+    load()
+    live = Competition.objects.get(name=LIVE_COMPETITION.name)
+    assert live.move_seconds >= 86400 and live.game_seconds >= live.move_seconds
+    waiting = live.matches.filter(status=Match.Status.LIVE).count()
+    # A day after `make run`, as beat's clock sweep would see it: nobody has run out of time.
+    assert live_clocks_enforce(now=timezone.now() + timedelta(days=1)) == 0
+    assert live.matches.filter(status=Match.Status.LIVE).count() == waiting == 3
+    demo = get_user_model().objects.get(username=DEMO_USERNAME).player
+    for match in live.matches.filter(participants__entrant__player=demo):
+        table = match.live_tables.order_by("-number").first()
+        assert table is not None
+        assert all(seat_deadline(live, table, seat) > timezone.now() + timedelta(days=1) for seat in (0, 1))
+    # People play accepted challenges at live tables too: the ladder keeps the same pace.
+    ladder = Competition.objects.get(name=CHALLENGE_LADDER.name)
+    assert (ladder.move_seconds, ladder.game_seconds) == (live.move_seconds, live.game_seconds)
+
+
+def test_a_challenge_on_the_demo_ladder_awaits_the_demo_login_s_answer(client: Client) -> None:
+    load()
+    ladder = Competition.objects.get(name=CHALLENGE_LADDER.name)
+    waiting = ladder.challenges.get(status=Challenge.Status.ISSUED)
+    defender = waiting.sides.get(role=ChallengeSide.Role.DEFENDER)
+    assert defender.entrant.player is not None and defender.entrant.player.user.username == DEMO_USERNAME
+    assert defender.accepted_at is None and defender.open
+    assert waiting.challenger.player is not None and waiting.challenger.player.user.username == "alice"
+    assert waiting.issued_by == waiting.challenger.player
+    assert waiting.deadline > timezone.now() + timedelta(days=1)
+    # The demo login answers it through the API, as the ladder's page does.
+    assert client.login(username=DEMO_USERNAME, password=DEMO_PASSWORD)
+    answered = client.post(f"/api/tournaments/{ladder.pk}/challenges/{waiting.number}/accept/")
+    assert answered.status_code == 200, answered.content
+    waiting.refresh_from_db()
+    assert waiting.status == Challenge.Status.ACCEPTED and waiting.match is not None

@@ -427,7 +427,7 @@ def test_a_challenge_s_page_is_read_only_and_names_its_sides_and_places(root: Cl
     sides = [(s.entrant.name, s.role) for s in declined.sides.select_related("entrant")]
     assert sorted(sides) == [("Bob", "defender"), ("Cat", "challenger")]
     for name, role in sides:
-        assert name in html and role in html
+        assert name in html and role.capitalize() in html
     # Nothing to add, change or delete: challenges change only through the services.
     assert root.get(reverse("admin:tournaments_challenge_add")).status_code == 403
     assert root.post(change_url(declined), {"status": "played"}).status_code == 403

@@ -7,7 +7,9 @@ from typing import TYPE_CHECKING, Any
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.options import InlineModelAdmin
-from django.db.models import Count, Model, Q, QuerySet
+from django.db.models import Count, IntegerField, Model, OuterRef, QuerySet, Subquery
+from django.db.models.functions import Coalesce
+from django.forms.models import BaseInlineFormSet
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 
@@ -21,8 +23,8 @@ from tournaments.admin.actions import (
 )
 from tournaments.admin.competition_fieldsets import common_fieldsets, format_fieldsets
 from tournaments.admin.forms import CompetitionAddForm, CompetitionChangeForm, competition_add_form
-from tournaments.admin.pages import competition_page, unknown_game_reported
-from tournaments.admin.scope import CompetitionPartAdmin, ReadOnlyInline, runs_competition
+from tournaments.admin.pages import ENTRANTS_ON_PAGE, competition_page, unknown_game_reported
+from tournaments.admin.scope import CompetitionPartAdmin, PageContextAdmin, ReadOnlyInline, runs_competition
 from tournaments.admin.seeds import competition_seed_text
 from tournaments.admin.views import CompetitionRunViews, change_url
 from tournaments.formats.base import Format
@@ -35,6 +37,16 @@ if TYPE_CHECKING:
     from django.contrib.admin.options import _FieldsetSpec
 
 
+class FirstEntrantsFormSet(BaseInlineFormSet):  # type: ignore[type-arg]
+    """The competition's first ENTRANTS_ON_PAGE entrants, not all of a ladder's thousand: the same rows on the
+    page and in the withdrawals it posts back."""
+
+    def get_queryset(self) -> QuerySet[Entrant]:
+        if not hasattr(self, "_first"):
+            self._first: QuerySet[Entrant] = super().get_queryset().order_by("id")[:ENTRANTS_ON_PAGE]
+        return self._first
+
+
 class EntrantInline(ReadOnlyInline[Entrant, Competition]):
     """The entrant list: read-only, and an entrant can be withdrawn until the competition starts.
 
@@ -42,6 +54,9 @@ class EntrantInline(ReadOnlyInline[Entrant, Competition]):
     """
 
     model = Entrant
+    formset = FirstEntrantsFormSet
+    # Withdrawing posts each row's delete box: Django's own table has them.
+    template = "admin/edit_inline/tabular.html"
     fields = ("name", "bot_version", "player", "joined_at")
     readonly_fields = fields
     show_change_link = True
@@ -51,6 +66,12 @@ class EntrantInline(ReadOnlyInline[Entrant, Competition]):
 
     def has_delete_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return isinstance(obj, Competition) and obj.status == Competition.Status.OPEN and runs_competition(request, obj)
+
+
+def counted(rows: QuerySet[Any]) -> Coalesce:
+    """How many of ``rows`` belong to the outer competition, as a subquery (0, not null, for none)."""
+    per_competition = rows.filter(competition=OuterRef("pk")).order_by().values("competition")
+    return Coalesce(Subquery(per_competition.annotate(n=Count("pk")).values("n")), 0, output_field=IntegerField())
 
 
 class FormatFilter(admin.SimpleListFilter):
@@ -65,7 +86,7 @@ class FormatFilter(admin.SimpleListFilter):
 
 
 @admin.register(Competition)
-class CompetitionAdmin(CompetitionRunViews):
+class CompetitionAdmin(PageContextAdmin[Competition], CompetitionRunViews):
     list_display = ["name", "club", "game", "format_label", "status", "entrant_count", "progress", "created_at"]
     list_filter = ["game", "status", FormatFilter, ("club", admin.RelatedOnlyFieldListFilter)]
     search_fields = ["name", "club__name"]
@@ -90,13 +111,16 @@ class CompetitionAdmin(CompetitionRunViews):
     )
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Competition]:
+        # One count per row, each from its own index: joining entrants and matches to count both would make
+        # entrants × matches rows for every competition (10 million for a ladder of 1,000 bots and 10,000
+        # matches). The changelist's total leaves these out (Django drops annotations a count does not use).
         return (
             super()
             .get_queryset(request)
             .annotate(
-                entrant_total=Count("entrants", distinct=True),
-                match_total=Count("matches", distinct=True),
-                match_done=Count("matches", filter=Q(matches__status=Match.Status.DONE), distinct=True),
+                entrant_total=counted(Entrant.objects.all()),
+                match_total=counted(Match.objects.all()),
+                match_done=counted(Match.objects.filter(status=Match.Status.DONE)),
             )
         )
 
@@ -190,7 +214,7 @@ class CompetitionAdmin(CompetitionRunViews):
             return [
                 (None, {"fields": ["club", "name", "game", "organiser"]}),
                 *format_fieldsets(chosen, choose_again=f"?{kept.urlencode()}"),
-                *common_fieldsets(),
+                *common_fieldsets(chosen),
                 ("Replaying", {"fields": ["seed"]}),
             ]
         try:
@@ -200,7 +224,7 @@ class CompetitionAdmin(CompetitionRunViews):
         return [
             (None, {"fields": ["name"]}),
             *format_fieldsets(format),
-            *common_fieldsets(),
+            *common_fieldsets(format),
             ("Competition", {"fields": self.info_fields}),
         ]
 
@@ -247,6 +271,14 @@ class CompetitionAdmin(CompetitionRunViews):
         # A new competition has no entrants; they join once it exists.
         return list(self.inlines) if obj is not None else []
 
+    def get_inline_instances(self, request: HttpRequest, obj: Competition | None = None) -> list[Any]:
+        inlines = super().get_inline_instances(request, obj)
+        for inline in inlines:
+            if isinstance(inline, EntrantInline) and not inline.has_delete_permission(request, obj):
+                # Once entries close nobody withdraws here: the entrants are a plain table like every read-only list.
+                inline.template = ReadOnlyInline.template
+        return inlines
+
     def response_add(
         self, request: HttpRequest, obj: Competition, post_url_continue: str | None = None
     ) -> HttpResponse:
@@ -256,16 +288,12 @@ class CompetitionAdmin(CompetitionRunViews):
             return HttpResponseRedirect(change_url(obj.pk))
         return super().response_add(request, obj, post_url_continue)
 
-    def change_view(
-        self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: dict[str, Any] | None = None
-    ) -> HttpResponse:
-        # Below the form: standings, each match's sets or race, and the buttons that run the competition.
-        competition = self.get_object(request, object_id)
-        context = dict(extra_context or {})
-        if competition is not None:
-            with unknown_game_reported(request):
-                context.update(competition_page(competition, may_run=self.has_run_permission(request)))
-        return super().change_view(request, object_id, form_url, context)
+    def page_context(self, request: HttpRequest, obj: Competition) -> dict[str, Any]:
+        # Below the form: standings, the latest matches' sets or race, and the buttons that run the competition.
+        shown: dict[str, Any] = {}  # what stays if the game or the format is not on this server
+        with unknown_game_reported(request):
+            shown = competition_page(obj, may_run=self.has_run_permission(request))
+        return shown
 
 
 @admin.register(Entrant)

@@ -16,6 +16,7 @@ from league.admin.form_helpers import model_choice_field, player_lookup
 from league.admin.permissions import is_superuser, members_only, organised_club_ids, own_player
 from league.admin.service_errors import add_service_errors
 from league.models import BotVersion, Club, Player
+from tournaments.admin.competition_fieldsets import form_spec
 from tournaments.admin.setting_fields import closed_note, fix, fixed_note, in_words, setting_fields
 from tournaments.formats.base import Format
 from tournaments.formats.common import competition_spec
@@ -118,7 +119,7 @@ class CompetitionAddForm(forms.ModelForm[Competition]):
 
     @property
     def spec(self) -> Spec:
-        return competition_spec(self.competition_format)
+        return form_spec(self.competition_format)
 
     def settings(self) -> dict[str, object]:
         return setting_values(self.spec, self.cleaned_data)
@@ -185,7 +186,7 @@ class CompetitionChangeForm(forms.ModelForm[Competition]):
 
     @property
     def spec(self) -> Spec:
-        return () if self.format is None else competition_spec(self.format)
+        return () if self.format is None else form_spec(self.format)
 
     def _changed(self) -> set[str]:
         # A disabled JSONField counts itself changed when nothing was sent (Django compares with None).

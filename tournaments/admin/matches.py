@@ -6,14 +6,15 @@ from typing import Any
 
 from django.contrib import admin
 from django.db.models import Count, QuerySet
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html
 
 from league.admin.permissions import can_organise
 from tournaments.admin.actions import retry_matches
+from tournaments.admin.figures import match_points_text, points_text
 from tournaments.admin.pages import match_page, unknown_game_reported
-from tournaments.admin.scope import CompetitionPartAdmin, ReadOnlyInline
+from tournaments.admin.scope import CompetitionPartAdmin, PageContextAdmin, ReadOnlyInline
 from tournaments.admin.seeds import match_seed_text
 from tournaments.models import Match, MatchParticipant, Round
 
@@ -44,36 +45,72 @@ class RoundAdmin(CompetitionPartAdmin[Round]):
 
 
 class ParticipantInline(ReadOnlyInline[MatchParticipant, Match]):
+    """Who sat where, and how each finished: places, scores and match points written as people write them."""
+
     model = MatchParticipant
-    fields = ("seat", "entrant", "rank", "score", "match_units")
+    fields = ("seat_shown", "entrant", "place", "score_shown", "points_shown")
     readonly_fields = fields
+    verbose_name = "player"
+    verbose_name_plural = "players"
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[MatchParticipant]:
-        return super().get_queryset(request).select_related("entrant")
+        return super().get_queryset(request).select_related("entrant", "match__competition")
+
+    @admin.display(description="Seat")
+    def seat_shown(self, participant: MatchParticipant) -> int:
+        return participant.seat + 1  # seats are stored from 0, as the engine numbers them
+
+    @admin.display(description="Place")
+    def place(self, participant: MatchParticipant) -> str:
+        return "-" if participant.rank is None else str(participant.rank)
+
+    @admin.display(description="Score")
+    def score_shown(self, participant: MatchParticipant) -> str:
+        return "-" if participant.score is None else points_text(participant.score)
+
+    @admin.display(description="Match points")
+    def points_shown(self, participant: MatchParticipant) -> str:
+        if participant.match_units is None:
+            return "-"
+        return match_points_text(participant.match_units, participant.match.competition.players_per_match)
 
 
 @admin.register(Match)
-class MatchAdmin(CompetitionPartAdmin[Match]):
+class MatchAdmin(PageContextAdmin[Match], CompetitionPartAdmin[Match]):
     list_display = ["__str__", "competition", "round_number", "number", "seated", "status", "finished_at"]
     list_filter = ["status", "competition__game", ("competition", admin.RelatedOnlyFieldListFilter)]
     search_fields = ["competition__name", "participants__entrant__name"]
     list_select_related = ["competition", "round"]
-    readonly_fields = [
-        "competition",
-        "round",
-        "number",
-        "status",
-        "table_link",
-        "error",
-        "seed_shown",
-        "rated",
-        "created_at",
-        "started_at",
-        "finished_at",
+    fieldsets = [
+        (
+            None,
+            {
+                "fields": [
+                    "competition",
+                    "round",
+                    "number",
+                    "status",
+                    "table_link",
+                    "error",
+                    "seed_shown",
+                    "rated",
+                    "created_at",
+                    "started_at",
+                    "finished_at",
+                ]
+            },
+        ),
+        # What the workers and the live tables keep for themselves: there for whoever looks into a stuck match.
+        (
+            "Workers and live tables",
+            {
+                "fields": ["queued_at", "heartbeat_at", "attempts", "version", "commitments"],
+                "classes": ["collapse"],
+            },
+        ),
     ]
-    # A read-only page shows every model field it is not told to leave out: the seed and salt are shown
-    # (by seed_shown, and in the records) only once the match is over.
-    exclude = ["seed", "salt"]
+    # The seed and salt are shown (by seed_shown, and in the records) only once the match is over: never listed.
+    readonly_fields = [name for _, part in fieldsets for name in part["fields"] if isinstance(name, str)]
     inlines = [ParticipantInline]
     actions = [retry_matches]
     change_form_template = "admin/tournaments/match/change_form.html"
@@ -106,12 +143,8 @@ class MatchAdmin(CompetitionPartAdmin[Match]):
     def has_run_permission(self, request: HttpRequest) -> bool:
         return can_organise(request)
 
-    def change_view(
-        self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: dict[str, Any] | None = None
-    ) -> HttpResponse:
-        match = self.get_object(request, object_id)
-        context = dict(extra_context or {})
-        if match is not None:
-            with unknown_game_reported(request):
-                context.update(match_page(match))
-        return super().change_view(request, object_id, form_url, context)
+    def page_context(self, request: HttpRequest, obj: Match) -> dict[str, Any]:
+        shown: dict[str, Any] = {}  # what stays if the game or the format is not on this server
+        with unknown_game_reported(request):
+            shown = match_page(obj)
+        return shown

@@ -9,14 +9,16 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.http import HttpRequest
+from django.urls import reverse
 from django.utils.text import capfirst
 
 from engine.games import UnknownGame
 from engine.games.profile import Breakdown, Race, SetTable
-from tournaments.admin.figures import match_points_text
+from tournaments.admin.figures import match_points_text, shown_game_number
 from tournaments.competition_sheets import (
     head_to_head_lines,
     rating_chart,
@@ -110,7 +112,7 @@ def set_lines(
     columns = [column.key for column in table.columns]
     return [
         SetLine(
-            game=game.game.number,
+            game=shown_game_number(game.game.number),
             number=row.number,
             cells=[[row.cells.get(p.entrant_id, {}).get(key, "–") for key in columns] for p in participants],
         )
@@ -127,7 +129,7 @@ def race_lines(participants: Sequence[MatchParticipant], games: Sequence[GameBre
             cells = [row.cells.get(p.entrant_id, {}) for p in participants]
             lines.append(
                 RaceLine(
-                    game=game.game.number,
+                    game=shown_game_number(game.game.number),
                     number=row.number,
                     cells=[(cell.get("points", "–"), cell.get("total", "–")) for cell in cells],
                     play_on=row.marked,
@@ -183,21 +185,47 @@ def available_steps(competition: Competition, progress: dict[str, int]) -> list[
 # --- Whole pages --------------------------------------------------------------------------------------
 
 
+#: The most matches the competition page lists (the latest): a ladder plays on for thousands, and the match list,
+#: filtered to the competition, pages through them all.
+MATCHES_ON_PAGE = 20
+#: The most entrants the page's entrant list shows (the first to join); the entrant list pages through the rest.
+ENTRANTS_ON_PAGE = 25
+#: The most lines of the standings the page shows (the top); the standing list pages through the rest.
+STANDINGS_ON_PAGE = 50
+#: The most entrants the rating chart draws (the top of the standings): more lines than this are a blur.
+CHART_LINES = 10
+
+
+def competition_list_url(model_name: str, competition: Competition) -> str:
+    """The admin's list of ``model_name`` (matches, entrants), filtered to the competition's."""
+    changelist = reverse(f"admin:tournaments_{model_name}_changelist")
+    return f"{changelist}?{urlencode({'competition__id__exact': competition.pk})}"
+
+
 def competition_page(competition: Competition, *, may_run: bool) -> dict[str, Any]:
-    """The competition page's context: standings, each match's breakdown, and the run buttons if ``may_run``."""
+    """The competition page's context: standings, its latest matches' breakdowns, and the run buttons if
+    ``may_run``."""
     progress = competition_progress(competition)
     labels, lines = standings_lines(competition)
     breakdown = breakdown_of(competition.game)
+    charted = None if len(lines) <= CHART_LINES else [line.entrant_id for line in lines[:CHART_LINES]]
     return {
         "tiebreak_labels": labels,
         "standings_order": standings_order_note(competition, labels),
-        "standing_lines": lines,
+        "standing_lines": lines[:STANDINGS_ON_PAGE],
+        "standing_total": len(lines),
+        "standings_url": competition_list_url("standing", competition),
+        "chart_lines": CHART_LINES if charted is not None else 0,
         "match_views": [
             match_view(sheet, competition.players_per_match, breakdown)
-            for sheet in competition_match_sheets(competition)
+            for sheet in competition_match_sheets(competition, latest=MATCHES_ON_PAGE)
         ],
+        "matches_url": competition_list_url("match", competition),
+        "entrant_total": competition.entrants.count(),
+        "entrants_on_page": ENTRANTS_ON_PAGE,
+        "entrants_url": competition_list_url("entrant", competition),
         "progress": progress,
-        "rating_chart": rating_chart(competition),
+        "rating_chart": rating_chart(competition, entrant_ids=charted),
         "rating_chart_axis": rating_chart_axis(competition),
         "head_to_head": head_to_head_lines(competition),
         "breakdown": breakdown,
@@ -211,7 +239,7 @@ def race_charts(participants: Sequence[MatchParticipant], race: Race, games: Seq
     """Per game, each side's total against round, from 0 before the first: the race charts' data."""
     return [
         {
-            "game": game.game.number,
+            "game": shown_game_number(game.game.number),
             "target": race.target,
             "lines": [
                 {

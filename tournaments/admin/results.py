@@ -8,6 +8,7 @@ from typing import Any
 from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.urls import reverse
 from django.utils.html import format_html
 
 from engine.errors import EngineError
@@ -15,10 +16,11 @@ from engine.games import UnknownGame
 from engine.record import Record
 from engine.verify import verify
 from league.standings import FIGURE_COLUMNS, tiebreaks
-from tournaments.admin.figures import match_points_text
+from tournaments.admin.figures import match_points_text, rating_text, shown_game_number
 from tournaments.admin.pages import UNKNOWN_GAME_NOTE
 from tournaments.admin.scope import CompetitionPartAdmin, MatchPartAdmin
 from tournaments.admin.seeds import HIDDEN, match_over
+from tournaments.admin.titles import TitledPages, game_title, set_title
 from tournaments.models import Competition, Game, MatchSet, Standing
 
 
@@ -28,15 +30,15 @@ def pretty_json(value: Any, *, compact: bool = False) -> str:
 
 
 @admin.register(Game)
-class GameAdmin(MatchPartAdmin[Game]):
-    list_display = ["__str__", "match", "competition", "number", "winner", "seed_shown", "recorded_at"]
+class GameAdmin(TitledPages[Game], MatchPartAdmin[Game]):
+    list_display = ["title", "match", "competition", "game_number", "winner", "seed_shown", "recorded_at"]
     list_filter = ["match__competition__game", ("match__competition", admin.RelatedOnlyFieldListFilter)]
     search_fields = ["match__competition__name", "winner__name"]
     list_select_related = ["match__competition", "winner"]
     date_hierarchy = "recorded_at"
     fields = (
         "match",
-        "number",
+        "game_number",
         "winner",
         "seating_view",
         "seed_shown",
@@ -56,6 +58,13 @@ class GameAdmin(MatchPartAdmin[Game]):
             # A list never shows the records, and a page of 1923 records is megabytes.
             queryset = queryset.defer("record", "deal")
         return queryset
+
+    def object_title(self, obj: Game) -> str:
+        return game_title(obj)
+
+    @admin.display(description="Number", ordering="number")
+    def game_number(self, game: Game) -> int:
+        return shown_game_number(game.number)
 
     @admin.display(description="Competition", ordering="match__competition__name")
     def competition(self, game: Game) -> Competition:
@@ -97,21 +106,29 @@ class GameAdmin(MatchPartAdmin[Game]):
 
 
 @admin.register(MatchSet)
-class MatchSetAdmin(MatchPartAdmin[MatchSet]):
-    list_display = ["__str__", "match", "game_number", "number", "play_on", "score_summary"]
+class MatchSetAdmin(TitledPages[MatchSet], MatchPartAdmin[MatchSet]):
+    list_display = ["title", "match", "game_number", "number", "play_on", "score_summary"]
     list_filter = ["play_on", "match__competition__game", ("match__competition", admin.RelatedOnlyFieldListFilter)]
     search_fields = ["match__competition__name"]
     list_select_related = ["match", "game"]
-    fields = ("match", "game", "number", "play_on", "scores_view")
+    fields = ("match", "game_link", "number", "play_on", "scores_view")
     readonly_fields = fields
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[MatchSet]:
         # The game rides along for its number only; its record stays in the database.
         return super().get_queryset(request).defer("game__record", "game__deal")
 
+    def object_title(self, obj: MatchSet) -> str:
+        return set_title(obj)
+
     @admin.display(description="Game", ordering="game__number")
     def game_number(self, row: MatchSet) -> int:
-        return row.game.number
+        return shown_game_number(row.game.number)
+
+    @admin.display(description="Game")
+    def game_link(self, row: MatchSet) -> str:
+        url = reverse("admin:tournaments_game_change", args=[row.game_id])
+        return format_html('<a href="{}">{}</a>', url, game_title(row.game))
 
     @admin.display(description="Scores by entrant id")
     def score_summary(self, row: MatchSet) -> str:
@@ -136,9 +153,9 @@ class StandingAdmin(CompetitionPartAdmin[Standing]):
         "lost",
         "match_points",
         "games_won",
-        "mu",
-        "sigma",
-        "ordinal",
+        "mu_shown",
+        "sigma_shown",
+        "ordinal_shown",
     ]
     list_filter = ["competition__game", ("competition", admin.RelatedOnlyFieldListFilter)]
     search_fields = ["entrant__name", "competition__name"]
@@ -156,9 +173,9 @@ class StandingAdmin(CompetitionPartAdmin[Standing]):
         "games_played",
         "games_won",
         "game_figures",
-        "mu",
-        "sigma",
-        "ordinal",
+        "mu_shown",
+        "sigma_shown",
+        "ordinal_shown",
         "updated_at",
     )
     readonly_fields = fields
@@ -178,3 +195,17 @@ class StandingAdmin(CompetitionPartAdmin[Standing]):
     @admin.display(description="Match points", ordering="match_units")
     def match_points(self, standing: Standing) -> str:
         return match_points_text(standing.match_units, standing.competition.players_per_match)
+
+    # Ratings to two places, as the competition page shows them.
+
+    @admin.display(description="μ", ordering="mu")
+    def mu_shown(self, standing: Standing) -> str:
+        return rating_text(standing.mu)
+
+    @admin.display(description="σ", ordering="sigma")
+    def sigma_shown(self, standing: Standing) -> str:
+        return rating_text(standing.sigma)
+
+    @admin.display(description="Ordinal", ordering="ordinal")
+    def ordinal_shown(self, standing: Standing) -> str:
+        return rating_text(standing.ordinal)

@@ -19,7 +19,9 @@ from django.utils.html import format_html
 from league.admin.permissions import can_organise, own_player
 from league.admin.service_errors import service_error_text
 from league.models import Player
+from tournaments.admin.figures import shown_game_number
 from tournaments.admin.scope import MatchPartAdmin, ReadOnlyInline
+from tournaments.admin.titles import TitledPages, transcript_title
 from tournaments.models import Transcript, TranscriptEvent
 from tournaments.services.transcripts import TranscriptConflict, transcript_accept, transcript_void
 
@@ -82,16 +84,23 @@ def accept_transcripts(
 
 
 @admin.register(Transcript)
-class TranscriptAdmin(MatchPartAdmin[Transcript]):
-    list_display = ["__str__", "competition", "game_number", "submitted_by", "status", "reason", "updated_at"]
+class TranscriptAdmin(TitledPages[Transcript], MatchPartAdmin[Transcript]):
+    list_display = ["title", "competition", "game_shown", "submitted_by", "status", "reason", "updated_at"]
     list_filter = ["status", "match__competition__game", ("match__competition", admin.RelatedOnlyFieldListFilter)]
     search_fields = ["match__competition__name", "submitted_by__display_name"]
     list_select_related = ["match__competition", "submitted_by"]
     ordering = ["-updated_at", "-id"]
-    fields = ("match", "number", "game_number", "submitted_by", "status", "reason", "created_at", "record_shown")
+    fields = ("match", "number", "game_shown", "submitted_by", "status", "reason", "created_at", "record_shown")
     readonly_fields = fields
     inlines = [TranscriptEventInline]
     actions = [void_transcripts, accept_transcripts]
+
+    def object_title(self, obj: Transcript) -> str:
+        return transcript_title(obj)
+
+    @admin.display(description="Game", ordering="game_number")
+    def game_shown(self, transcript: Transcript) -> int:
+        return shown_game_number(transcript.game_number)
 
     @admin.display(description="Competition", ordering="match__competition__name")
     def competition(self, transcript: Transcript) -> str:
