@@ -11,15 +11,18 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from io import StringIO
 from typing import Any
 
 import pytest
+from django.core.management import call_command
 from rest_framework.test import APIClient
 
 from league.models import Club, Membership, Player
 from tests.e2e.conftest import wait_for
-from tests.e2e.site_checks import HEIGHTS, WIDTHS, check_page, viewport
+from tests.e2e.site_checks import HEIGHTS, WIDTHS, check_page, sideways_overflow, viewport
 from tests.factories import BotFactory, BotVersionFactory, ClubFactory, MembershipFactory, PlayerFactory, UserFactory
+from tournaments.demo import DEMO_PASSWORD, DEMO_USERNAME
 from tournaments.models import Competition, Match
 from tournaments.services.competitions import competition_create, competition_start, entrant_join
 
@@ -78,10 +81,10 @@ def running_ladder() -> Competition:
     return ladder
 
 
-def sign_in_from(page: Page, username: str) -> None:
-    """From a page's "Sign in" link (or button-like link), sign in and come back to it."""
+def sign_in_from(page: Page, username: str, password: str = "pw") -> None:
+    """On the sign-in page, sign in (it then goes where its ?next= says)."""
     page.get_by_label("User name").fill(username)
-    page.get_by_label("Password").fill("pw")
+    page.get_by_label("Password").fill(password)
     page.get_by_role("button", name="Sign in").click()
 
 
@@ -225,3 +228,39 @@ def test_members_enter_a_ladder_challenge_accept_play_and_see_the_new_places(
     history = nina.locator("#challenges tbody tr").first.inner_text()
     assert "Otto challenged Nina" in history
     check_page(nina, "compete-after")
+
+
+# --- every format's page on a phone ------------------------------------------------------------------------------
+
+#: The formats' own parts of a competition page (tournaments/templates/formats/), by element id.
+FORMAT_PARTS = ("ladder", "challenges", "bracket-section", "rating-ladder", "separation")
+
+PARTS_PAST_THE_EDGE_JS = """(ids) => ids.map((id) => document.getElementById(id)).filter(Boolean)
+  .filter((node) => node.getBoundingClientRect().right > window.innerWidth + 0.5).map((node) => node.id)"""
+
+
+def test_every_competition_of_the_demo_fits_the_window_on_its_page_and_its_admin_page(
+    pages: Any, live_server: Any, width: int
+) -> None:
+    """The demo holds a played competition of every format (round robins, a Swiss cut to a double elimination,
+    cups, play to separation, both ladders): each page fits the window, for a visitor and for the demo login
+    (the club's organiser, who sees Manage); the admin page's format parts fit it too."""
+    call_command("load_demo", stdout=StringIO())
+    competitions = list(Competition.objects.order_by("pk"))
+    assert len({c.format for c in competitions}) >= 6
+    visitor = pages()
+    demo = pages()
+    demo.goto(f"{live_server.url}/accounts/login/")
+    sign_in_from(demo, DEMO_USERNAME, DEMO_PASSWORD)
+    demo.wait_for_url("**/play/")
+    for competition in competitions:
+        url = f"{live_server.url}/competitions/{competition.pk}/"
+        visitor.goto(url)
+        check_page(visitor, f"compete-demo-{competition.pk}-{competition.format}")
+        demo.goto(url)
+        demo.get_by_role("link", name="Manage").wait_for()
+        assert sideways_overflow(demo) <= 0, f"{competition.name} at {width} px scrolls sideways for its organiser"
+        demo.goto(f"{live_server.url}/admin/tournaments/competition/{competition.pk}/change/")
+        assert demo.locator("#content").count() == 1
+        past = demo.evaluate(PARTS_PAST_THE_EDGE_JS, list(FORMAT_PARTS))
+        assert past == [], f"the admin page of {competition.name} at {width} px: {past} reach past the edge"
