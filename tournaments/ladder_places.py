@@ -20,6 +20,20 @@ class Block(NamedTuple):
     after: list[int]
 
 
+def within_reach(ladder: Sequence[int], challenger: int, *, reach: int, players: int) -> list[int]:
+    """Whom ``challenger`` may challenge, top place first: in a two-player game anyone up to ``reach`` places
+    above; with more ``players`` at a table exactly the entrants directly above, enough for a table, or nobody
+    where there are not that many. (Whether they are free of other challenges is checked when it is issued.)
+    """
+    if challenger not in ladder:
+        return []
+    here = list(ladder).index(challenger)
+    above = players - 1
+    if above > 1:
+        return list(ladder[here - above : here]) if here >= above else []
+    return list(ladder[max(0, here - reach) : here])
+
+
 def reorder(ladder: Sequence[int], challenger: int, ranking: Mapping[int, int]) -> list[int]:
     """The ladder once the challenge is decided.
 

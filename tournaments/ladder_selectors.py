@@ -11,7 +11,9 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.db.models import Count, Prefetch, Q
+from django.utils import dateformat, timezone
 
+from tournaments.ladder_places import within_reach
 from tournaments.models import Challenge, ChallengeSide, Competition, Entrant, Match, Round
 
 
@@ -33,6 +35,8 @@ class Rung:
     #: "person" or "bot".
     kind: str
     challenge: OpenChallenge | None
+    #: The person on this rung (None for a bot): whose place it is, for the page of the person looking.
+    player_id: int | None = None
 
 
 @dataclass(frozen=True)
@@ -65,11 +69,118 @@ def challenge_ladder(competition: Competition) -> ChallengeLadder:
         for entrant, challenge, number, status, role in sides
     }
     rungs = [
-        Rung(e.position, e.pk, e.name, _kind(e), open_by_entrant.get(e.pk)) for e in entrants if e.position is not None
+        Rung(e.position, e.pk, e.name, _kind(e), open_by_entrant.get(e.pk), e.player_id)
+        for e in entrants
+        if e.position is not None
     ]
     left = [LeftEntrant(e.pk, e.name, _kind(e), e.left_at) for e in entrants if e.left_at is not None]
     left.sort(key=lambda e: e.left_at, reverse=True)
     return ChallengeLadder(rungs=rungs, left=left)
+
+
+@dataclass(frozen=True)
+class OwnChallenge:
+    """The open challenge the person looking is in, as their page shows it."""
+
+    id: int
+    number: int
+    status: str
+    #: "challenger" or "defender": the person's side.
+    role: str
+    #: The other sides' names, top place first.
+    others: list[str]
+    deadline: datetime
+    #: The deadline as people read it ("Tue 1 Dec, 18:00 UTC").
+    deadline_text: str
+    #: The deadline from now, in words ("in 2 days"; "passed").
+    due_in: str
+    #: Whether the person's side has accepted (a challenger's always has).
+    accepted: bool
+    #: The other sides still to accept, by name.
+    waiting_for: list[str]
+    match_id: int | None
+
+
+@dataclass(frozen=True)
+class OwnPlace:
+    """The person looking, on a challenge ladder: their rung, whom they may challenge, their open challenge."""
+
+    entrant_id: int
+    place: int
+    #: The rungs a Challenge button is offered on: within reach and in no open challenge (none while the
+    #: person is in one). In a game of more than two, the whole table directly above, or nobody.
+    challengeable: frozenset[int]
+    #: More than two at a table: the names directly above, whom one challenge takes on together.
+    table_above: list[str]
+    challenge: OwnChallenge | None
+
+
+#: How a deadline is written for people ("Tue 1 Dec, 18:00 UTC"), on the pages and in their messages.
+DEADLINE_FORMAT = "D j M, H:i T"
+
+
+def plain_deadline(deadline: datetime) -> str:
+    return dateformat.format(timezone.localtime(deadline), DEADLINE_FORMAT)
+
+
+def in_words(deadline: datetime, now: datetime) -> str:
+    """A deadline from ``now`` in a person's words, to the nearest unit: "in 2 days", "in 5 hours"; "passed"."""
+    seconds = (deadline - now).total_seconds()
+    if seconds <= 0:
+        return "passed"
+    for unit, length in (("day", 86400), ("hour", 3600), ("minute", 60)):
+        # Rounded, not floored: a deadline 1 day 23 hours away is "in 2 days", not "in 1 day".
+        count = round(seconds / length)
+        if count >= 2 or (count == 1 and seconds >= length):
+            return f"in {count} {unit}{'s' if count > 1 else ''}"
+    return "in less than a minute"
+
+
+def own_place(ladder: ChallengeLadder, *, player_id: int, reach: int, players: int) -> OwnPlace | None:
+    """The person ``player_id``'s place on ``ladder`` (as challenge_ladder read it), or None if they have none;
+    at most two more queries (their open challenge and its sides)."""
+    mine = next((rung for rung in ladder.rungs if rung.player_id == player_id), None)
+    if mine is None:
+        return None
+    order = [rung.entrant_id for rung in ladder.rungs]
+    within = within_reach(order, mine.entrant_id, reach=reach, players=players)
+    free = {rung.entrant_id for rung in ladder.rungs if rung.challenge is None}
+    challengeable: frozenset[int] = frozenset()
+    if mine.challenge is None:
+        if players > 2:
+            challengeable = frozenset(within) if within and free.issuperset(within) else frozenset()
+        else:
+            challengeable = frozenset(e for e in within if e in free)
+    names = {rung.entrant_id: rung.name for rung in ladder.rungs}
+    return OwnPlace(
+        entrant_id=mine.entrant_id,
+        place=mine.place,
+        challengeable=challengeable,
+        table_above=[names[e] for e in challengeable] if players > 2 else [],
+        challenge=None if mine.challenge is None else _own_challenge(mine.challenge.id, mine.entrant_id),
+    )
+
+
+def _own_challenge(challenge_id: int, entrant_id: int) -> OwnChallenge:
+    challenge = Challenge.objects.prefetch_related(
+        Prefetch("sides", queryset=ChallengeSide.objects.select_related("entrant").order_by("place"))
+    ).get(pk=challenge_id)
+    sides = list(challenge.sides.all())
+    own = next(side for side in sides if side.entrant_id == entrant_id)
+    others = [side for side in sides if side.entrant_id != entrant_id]
+    return OwnChallenge(
+        id=challenge.pk,
+        number=challenge.number,
+        status=challenge.status,
+        role=own.role,
+        others=[side.entrant.name for side in others],
+        deadline=challenge.deadline,
+        deadline_text=plain_deadline(challenge.deadline),
+        due_in=in_words(challenge.deadline, timezone.now()),
+        accepted=own.accepted_at is not None,
+        waiting_for=[side.entrant.name for side in others if side.accepted_at is None],
+        match_id=challenge.match_id,
+    )
 
 
 @dataclass(frozen=True)

@@ -280,7 +280,7 @@ def test_a_challenge_ladder_s_page_shows_its_places_and_its_history(
     html = response.text
 
     ladder_rows = rows_in(html, "ladder")
-    assert ladder_rows[0] == ["Place", "Entrant", "Open challenge"]
+    assert ladder_rows[0] == ["Place", "Player", "Open challenge"]
     assert ladder_rows[1:] == expected_ladder_rows(ladder)
     assert len(ladder_rows) == 1 + 5  # Cog left
     assert "Left the ladder (their results stay in the standings): Cog v1 (bot) on " in part_text(html, "ladder")

@@ -12,6 +12,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, cast
 
+from django.http import HttpRequest
+
 from league.standings import Tiebreak
 from tournaments.formats.spec import Spec, Value
 from tournaments.models import Competition, Entrant, Standing
@@ -163,8 +165,9 @@ class Format(Protocol):
 
     def round_byes(self, competition: Competition) -> RoundByes: ...
 
-    def page_part(self, competition: Competition, *, admin: bool) -> str:
-        """The HTML of its own part of the competition page (the admin's and the public one), or ""."""
+    def page_part(self, competition: Competition, *, admin: bool, request: HttpRequest | None = None) -> str:
+        """The HTML of its own part of the competition page (the admin's and the public one), or "". The public
+        page passes its ``request``: a part may add what the person looking can do there (a ladder's challenges)."""
         ...
 
 
@@ -217,5 +220,5 @@ class FormatBase:
     def round_byes(self, competition: Competition) -> RoundByes:
         return RoundByes(unseated=True)
 
-    def page_part(self, competition: Competition, *, admin: bool) -> str:
+    def page_part(self, competition: Competition, *, admin: bool, request: HttpRequest | None = None) -> str:
         return ""

@@ -7,14 +7,16 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db.models import F, QuerySet
+from django.http import HttpRequest
 from django.template.loader import render_to_string
 
 from league.errors import Conflict
+from league.selectors import player_of_user
 from tournaments.formats.base import Ranking
 from tournaments.formats.ladders import Ladder
 from tournaments.formats.spec import Changes, Spec, WholeNumber
 from tournaments.formats.values import whole_setting
-from tournaments.ladder_selectors import challenge_ladder, challenge_lines
+from tournaments.ladder_selectors import challenge_ladder, challenge_lines, own_place
 from tournaments.models import Competition, Entrant, Standing
 from tournaments.services.challenge_decisions import challenge_settle_played, ladder_order, ladder_places_set
 from tournaments.services.ladder_seeding import ladder_seeding
@@ -82,20 +84,28 @@ class ChallengeLadder(Ladder):
     def order_note(self, labels: list[str]) -> str:
         return "Ordered by place on the ladder; those who left follow, by " + ", then ".join(labels)
 
-    def page_part(self, competition: Competition, *, admin: bool) -> str:
+    def page_part(self, competition: Competition, *, admin: bool, request: HttpRequest | None = None) -> str:
         limit = HISTORY_IN_ADMIN if admin else HISTORY_IN_PUBLIC
+        reach = whole_setting(competition, "challenge_reach") or 1
+        ladder = challenge_ladder(competition)
+        viewer = None if request is None else player_of_user(request.user)
+        own = None
+        if viewer is not None and competition.status == Competition.Status.RUNNING:
+            own = own_place(ladder, player_id=viewer.pk, reach=reach, players=competition.players_per_match)
         return render_to_string(
             "formats/challenge_ladder.html",
             {
                 "competition": competition,
                 "admin": admin,
-                "reach": whole_setting(competition, "challenge_reach"),
+                "reach": reach,
                 "days": whole_setting(competition, "challenge_days"),
-                "challenge_ladder": challenge_ladder(competition),
+                "challenge_ladder": ladder,
                 "challenge_history": challenge_lines(competition, limit=limit),
                 "challenge_count": competition.challenges.count(),
                 "history_on_page": limit,
+                "own": own,
             },
+            request=request,
         )
 
 

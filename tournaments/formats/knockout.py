@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from django.core.exceptions import ValidationError
+from django.http import HttpRequest
 from django.template.loader import render_to_string
 
 from tournaments.formats.base import Draft, FormatBase, Ranking, RoundByes
@@ -121,7 +122,7 @@ class Knockout(FormatBase):
         rounds = knockout_read(competition).bracket.rounds
         return RoundByes(by_round={r.number: sorted(e for b in r.byes.values() for e in b) for r in rounds})
 
-    def page_part(self, competition: Competition, *, admin: bool) -> str:
+    def page_part(self, competition: Competition, *, admin: bool, request: HttpRequest | None = None) -> str:
         drawn = bracket_view(competition) if competition.started_at is not None else None
         return render_to_string("formats/knockout.html", {"bracket": drawn, "admin": admin})
 

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from django.db.models import QuerySet
+from django.http import HttpRequest
 from django.template.loader import render_to_string
 from django.utils import timezone
 
@@ -61,7 +62,7 @@ class RatingLadder(Ladder):
     def order_note(self, labels: list[str]) -> str:
         return "Ordered by rating (ordinal, μ − 3σ), highest first"
 
-    def page_part(self, competition: Competition, *, admin: bool) -> str:
+    def page_part(self, competition: Competition, *, admin: bool, request: HttpRequest | None = None) -> str:
         return render_to_string(
             "formats/rating_ladder.html",
             {

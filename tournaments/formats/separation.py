@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from django.http import HttpRequest
 from django.template.loader import render_to_string
 
 from tournaments.formats.base import Draft, FormatBase
@@ -91,7 +92,7 @@ class PlayToSeparation(FormatBase):
     def next_round(self, competition: Competition, number: int) -> list[int]:
         return separation_next_round(competition, number)
 
-    def page_part(self, competition: Competition, *, admin: bool) -> str:
+    def page_part(self, competition: Competition, *, admin: bool, request: HttpRequest | None = None) -> str:
         report = separation_report(competition)
         if report is None:
             return ""

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from django.core.exceptions import ValidationError
+from django.http import HttpRequest
 
 from engine.rng import derive_seed
 from league.standings import Tiebreak
@@ -150,8 +151,8 @@ class Staged:
     def round_byes(self, competition: Competition) -> RoundByes:
         return self.base.round_byes(competition)
 
-    def page_part(self, competition: Competition, *, admin: bool) -> str:
-        return self.base.page_part(competition, admin=admin)
+    def page_part(self, competition: Competition, *, admin: bool, request: HttpRequest | None = None) -> str:
+        return self.base.page_part(competition, admin=admin, request=request)
 
 
 def _cut(stage: Competition, target: StageTarget, carried: Mapping[str, Value]) -> Competition:

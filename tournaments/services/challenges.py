@@ -24,6 +24,7 @@ from league.errors import Conflict
 from league.models import Player
 from tournaments.formats.challenge_ladder import challenge_ladder_required
 from tournaments.formats.values import whole_setting
+from tournaments.ladder_places import within_reach
 from tournaments.models import Challenge, ChallengeSide, Competition, Entrant, Match
 from tournaments.services.challenge_decisions import close, decide_by_forfeit, ladder_order
 from tournaments.services.round_rows import rounds_create
@@ -95,6 +96,11 @@ def challenge_issue(
     return challenge
 
 
+def challenge_reach(competition: Competition) -> int:
+    """How many places above itself an entrant may challenge (two-player games)."""
+    return whole_setting(competition, "challenge_reach") or 1
+
+
 def _defenders(
     competition: Competition, order: list[int], challenger: Entrant, defender: Entrant | None
 ) -> list[Entrant]:
@@ -102,16 +108,19 @@ def _defenders(
         raise ValidationError({"challenger": f"{challenger.name} has no place on this ladder"})
     here = order.index(challenger.pk)
     above = competition.players_per_match - 1
+    within = within_reach(
+        order, challenger.pk, reach=challenge_reach(competition), players=competition.players_per_match
+    )
     if above > 1:
         # Multiplayer: the challenger plays the entrants directly above it, enough for a table.
-        if here < above:
+        if not within:
             raise ValidationError(
                 {
                     "challenger": f"{challenger.name} is in place {here + 1}: a challenge in this game needs "
                     f"{above} entrants above it"
                 }
             )
-        chosen = order[here - above : here]
+        chosen = within
         if defender is not None and defender.pk not in chosen:
             raise ValidationError(
                 {"defender": f"in a game of {above + 1} a challenge is against the {above} entrants directly above"}
@@ -129,12 +138,11 @@ def _defenders(
         raise ValidationError(
             {"defender": f"{defender.name} is below {challenger.name} (place {there + 1}, not above {here + 1})"}
         )
-    reach = whole_setting(competition, "challenge_reach") or 1
-    if here - there > reach:
+    if defender.pk not in within:
         raise ValidationError(
             {
                 "defender": f"{defender.name} is {here - there} places above {challenger.name}: "
-                f"this ladder lets an entrant challenge up to {reach} places above"
+                f"this ladder lets an entrant challenge up to {challenge_reach(competition)} places above"
             }
         )
     return [defender]

@@ -104,7 +104,7 @@ def entrant_join(
         running = format.open_while_running and locked.status == Competition.Status.RUNNING
         if locked.status != Competition.Status.OPEN and not running:
             raise ValidationError({"competition": f"entries are closed: the competition is {locked.status}"})
-        refusal = format.entrant_refusal(locked, person=player is not None)
+        refusal = person_entry_refusal(locked) if player is not None else format.entrant_refusal(locked, person=False)
         if refusal:
             raise ValidationError({"player" if player is not None else "bot_version": refusal})
         if locked.max_entrants is not None and locked.entrants.count() >= locked.max_entrants:
@@ -114,14 +114,6 @@ def entrant_join(
             name = f"{bot_version.bot.name} v{bot_version.number}"
         elif player is not None:
             _check_person(locked, player)
-            if locked.duplicate_deals:
-                # A deal comes back from another seat in the same match: a person would remember it.
-                raise ValidationError(
-                    {
-                        "player": "this competition plays duplicate deals, which are for bots: a person would "
-                        "remember each deal from its earlier rotation"
-                    }
-                )
             name = player.display_name
         try:
             with transaction.atomic():
@@ -132,6 +124,21 @@ def entrant_join(
             Standing.objects.create(competition=locked, entrant=entrant)
             format.joined_running(locked, entrant)
         return entrant
+
+
+def person_entry_refusal(competition: Competition) -> str:
+    """Why no person may enter ``competition`` whoever they are (its format, duplicate deals), or "": so a
+    page offers no Enter button the service would refuse."""
+    refusal = format_of(competition).entrant_refusal(competition, person=True)
+    if refusal:
+        return refusal
+    if competition.duplicate_deals:
+        # A deal comes back from another seat in the same match: a person would remember it.
+        return (
+            "this competition plays duplicate deals, which are for bots: a person would remember each deal from "
+            "its earlier rotation"
+        )
+    return ""
 
 
 def is_club_member(*, club_id: int, player: Player) -> bool:

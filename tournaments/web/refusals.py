@@ -16,7 +16,7 @@ from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import HttpRequest
 
-from league.admin.service_errors import add_service_errors, service_error_text
+from league.admin.service_errors import add_service_errors
 from league.errors import Conflict
 
 T = TypeVar("T")
@@ -25,7 +25,9 @@ T = TypeVar("T")
 def refusal_text(error: Exception) -> str:
     """What a service's refusal says, in one line a person can read."""
     if isinstance(error, ValidationError):
-        return service_error_text(error)
+        # The service's words without its field names ("player: ..."): on a page they are jargon, and each
+        # message names what it is about already.
+        return " ".join(error.messages)
     text = str(error)
     if isinstance(error, PermissionDenied):
         return text or "You are not allowed to do that."

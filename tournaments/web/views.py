@@ -11,6 +11,7 @@ from django.views.decorators.csrf import ensure_csrf_cookie
 
 from config.throttles import ThrottledLoginView
 from engine.games import UnknownGame
+from league.selectors import player_of_user
 from tournaments.competition_sheets import (
     head_to_head_lines,
     rating_chart,
@@ -20,6 +21,7 @@ from tournaments.competition_sheets import (
 )
 from tournaments.formats.registry import UnknownFormat, format_of
 from tournaments.models import Competition, Match
+from tournaments.web.entering import entry_box
 
 
 class SignInView(ThrottledLoginView):
@@ -60,7 +62,12 @@ def competition_sheet(request: HttpRequest, competition_id: int) -> HttpResponse
     context: dict[str, object] = {"competition": competition, "missing_game": ""}
     try:
         # The format's part needs no game: it shows even where the game is missing.
-        context["format_part"] = format_of(competition).page_part(competition, admin=False)
+        format = format_of(competition)
+        context.update(
+            format=format,
+            entry=entry_box(competition, player_of_user(request.user)),
+            format_part=format.page_part(competition, admin=False, request=request),
+        )
         labels, lines = standings_lines(competition)
         context.update(
             tiebreak_labels=labels,

@@ -300,10 +300,14 @@
 
   function renderActions() {
     const actions = table.status === "live" ? table.legal_actions || [] : [];
-    $("actions-section").hidden = actions.length === 0;
+    const section = $("actions-section");
+    section.hidden = actions.length === 0;
     $("actions").replaceChildren(...actions.map((action) =>
       el("button", { type: "button", class: "action", dataset: { action }, disabled: sending, onclick: () => move(action) },
         actionLabel(action))));
+    // The moves sit in a bar fixed at the bottom while it is your turn (site/table.css): the page is padded by
+    // its height so that the bar never hides the end of the page.
+    root.style.setProperty("--actions-height", section.hidden ? "0px" : `${section.offsetHeight + 16}px`);
   }
 
   // Games are numbered from 0 by the API (as are the commitments); people count from 1.
