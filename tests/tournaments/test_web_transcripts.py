@@ -68,6 +68,13 @@ def test_a_seated_person_sees_the_builder_and_the_upload_form() -> None:
     assert takes_transcripts(match)
 
 
+def test_the_match_page_leads_its_players_to_the_transcripts_instead_of_a_live_table() -> None:
+    match, players = transcript_match("war")
+    body = text(signed_in(players[0]).get(reverse("site:table", args=[match.pk])))
+    assert f'href="{page_url(match)}"' in body and "Write down this match" in body
+    assert 'id="table"' not in body and "table.js" not in body  # no live table to wait for
+
+
 def test_an_organiser_outside_the_match_reads_but_gets_no_forms() -> None:
     match, _ = transcript_match("war")
     organiser = PlayerFactory()

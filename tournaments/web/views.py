@@ -22,6 +22,7 @@ from tournaments.competition_sheets import (
 from tournaments.formats.registry import UnknownFormat, format_of
 from tournaments.models import Competition, Match
 from tournaments.web.entering import entry_box
+from tournaments.web.transcripts import takes_transcripts
 
 
 class SignInView(ThrottledLoginView):
@@ -52,6 +53,8 @@ def match_table(request: HttpRequest, match_id: int) -> HttpResponse:
             "moves_url": reverse("match-moves", args=[match.pk]),
             "events_url": reverse("match-events", args=[match.pk]),
             "matches_page": reverse("site:matches"),
+            # A match of games played with real cards has no live table: its page leads to the transcripts.
+            "transcripts_url": reverse("site:match-transcripts", args=[match.pk]) if takes_transcripts(match) else "",
         },
     )
 
