@@ -14,6 +14,7 @@ from django.db.models import Prefetch, QuerySet
 
 from league.models import Membership, Player
 from tournaments.models import Competition, Entrant, Match, MatchParticipant, Standing
+from tournaments.result_words import outcome
 from tournaments.selectors import RatingHistory, rating_points
 
 
@@ -76,15 +77,7 @@ def _result_line(mine: MatchParticipant) -> ResultLine:
     match = mine.match
     table = list(match.participants.all())
     others = [seat for seat in table if seat.pk != mine.pk]
-    rank = mine.rank or 0
-    if len(table) == 2:
-        other = others[0].rank or 0
-        kind = "won" if rank < other else "drawn" if rank == other else "lost"
-        outcome = {"won": "Won", "drawn": "Drew", "lost": "Lost"}[kind]
-    else:
-        kind = "placed"
-        shared = any(seat.rank == mine.rank for seat in others)
-        outcome = f"{_ordinal(rank)}{'=' if shared else ''} of {len(table)}"
+    ended = outcome(mine.rank or 0, [seat.rank or 0 for seat in others])
     score = ""
     if len(table) == 2 and match.competition.games_per_match > 1 and mine.score is not None:
         score = f"{_games(mine)}–{_games(others[0])}"
@@ -93,8 +86,8 @@ def _result_line(mine: MatchParticipant) -> ResultLine:
         competition=match.competition,
         finished_at=match.finished_at,
         opponents=[_opponent(seat.entrant) for seat in others],
-        outcome=outcome,
-        kind=kind,
+        outcome=ended.words,
+        kind=ended.kind,
         score=score,
     )
 
@@ -103,11 +96,6 @@ def _games(seat: MatchParticipant) -> str:
     # The summed game score rates: at a table of two, games won, with a drawn game as a half.
     value = seat.score or 0
     return f"{value:.1f}".removesuffix(".0")
-
-
-def _ordinal(n: int) -> str:
-    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n}{suffix}"
 
 
 def _opponent(entrant: Entrant) -> Opponent:

@@ -27,6 +27,27 @@ BROKER = os.environ.get("CELERY_BROKER_URL", "")
 CHROMIUM = "/usr/bin/chromium"
 #: Where browser tests leave their screenshots, to be looked at.
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
+#: A desktop's width and a phone's (an iPhone 12 to 15: 390 × 844): every page of the site is tried at both.
+WIDTHS = (1280, 390)
+HEIGHTS = {1280: 900, 390: 844}
+
+
+def viewport(width: int) -> dict[str, int]:
+    return {"width": width, "height": HEIGHTS[width]}
+
+
+@pytest.fixture(params=WIDTHS, ids=lambda w: f"{w}px")
+def width(request: pytest.FixtureRequest) -> int:
+    """A test that takes it runs once at each of WIDTHS."""
+    return int(request.param)
+
+
+@pytest.fixture
+def site_page(browser: Any, live_server: Any, width: int) -> Iterator[Any]:
+    """A page of its own (its own cookies) at the test's width, closed at the end."""
+    context = browser.new_context(viewport=viewport(width))
+    yield context.new_page()
+    context.close()
 
 
 @pytest.fixture(scope="module")

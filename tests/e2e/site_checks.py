@@ -4,7 +4,8 @@
 - axe-core (vendored by `make setup`, .ci/vendor-js) finds no serious or critical violation;
 - a full-page screenshot is left in var/screenshots/ to be looked at.
 
-``WIDTHS`` parametrises a test over both; ``viewport(width)`` is the size to open a context at.
+The ``width`` fixture (tests/e2e/conftest.py) runs a test at both, and ``site_page`` is a page at that width;
+``viewport(width)`` is the size to open a context of one's own at.
 """
 
 from __future__ import annotations
@@ -14,18 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from tests.e2e.conftest import SCREENSHOTS
-
-#: A desktop's width and a phone's (an iPhone 12 to 15: 390 × 844).
-WIDTHS = (1280, 390)
-HEIGHTS = {1280: 900, 390: 844}
+from tests.e2e.conftest import WIDTHS as WIDTHS
+from tests.e2e.conftest import viewport as viewport
 
 AXE = Path(__file__).resolve().parents[2] / "var" / "vendor" / "static" / "vendor" / "axe-core" / "axe.min.js"
 #: The impacts that fail a page; "minor" and "moderate" are reported by axe but left to judgement.
 FAILING_IMPACTS = ("serious", "critical")
-
-
-def viewport(width: int) -> dict[str, int]:
-    return {"width": width, "height": HEIGHTS[width]}
 
 
 def sideways_overflow(page: Any) -> int:

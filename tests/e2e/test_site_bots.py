@@ -12,7 +12,6 @@ from __future__ import annotations
 import io
 import re
 import zipfile
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +22,7 @@ from league.services import bot_create, bot_version_create_builtin, player_creat
 from league.tasks import validate_bot_version
 from league.validation import VALIDATE_BOT_VERSION
 from tests.e2e.conftest import SCREENSHOTS
-from tests.e2e.site_checks import WIDTHS, check_page, viewport
+from tests.e2e.site_checks import check_page
 from tests.engine.sandbox_support import needs_sandbox
 from tests.factories import CompetitionFactory, EntrantFactory
 from tests.league.test_api_support import client_for
@@ -42,11 +41,9 @@ pytestmark = [pytest.mark.django_db(transaction=True), needs_sandbox]
 MYBOT = "def act(turn):\n    print('deciding', turn.decision, turn.legal_actions)\n    return turn.legal_actions[-1]\n"
 
 
-@pytest.fixture(params=WIDTHS, ids=lambda w: f"{w}px")
-def page(request: pytest.FixtureRequest, browser: Browser, live_server: Any) -> Iterator[Page]:
-    context = browser.new_context(viewport=viewport(request.param))
-    yield context.new_page()
-    context.close()
+@pytest.fixture
+def page(site_page: Page) -> Page:
+    return site_page
 
 
 @pytest.fixture

@@ -11,14 +11,13 @@ Every page is checked (no sideways scroll, no serious axe-core finding) and scre
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from django.test import Client
 
 from league.models import Club, Membership, Player
-from tests.e2e.site_checks import WIDTHS, check_page, viewport
+from tests.e2e.site_checks import check_page
 from tests.factories import CompetitionFactory, full_options
 from tests.tournaments.front_support import (
     asks_to_join,
@@ -40,11 +39,9 @@ Page = playwright_sync.Page
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-@pytest.fixture(params=WIDTHS, ids=lambda w: f"{w}px")
-def page(request: pytest.FixtureRequest, browser: Browser, live_server: Any) -> Iterator[Page]:
-    context = browser.new_context(viewport=viewport(request.param))
-    yield context.new_page()
-    context.close()
+@pytest.fixture
+def page(site_page: Page) -> Page:
+    return site_page
 
 
 class Scene:

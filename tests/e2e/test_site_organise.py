@@ -6,7 +6,6 @@ cancelled after a confirmation; a disputed game settled. The effect is checked t
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -38,11 +37,9 @@ Page = playwright_sync.Page
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-@pytest.fixture(params=WIDTHS, ids=lambda w: f"{w}px")
-def page(request: pytest.FixtureRequest, browser: Browser, live_server: Any) -> Iterator[Page]:
-    context = browser.new_context(viewport=viewport(request.param))
-    yield context.new_page()
-    context.close()
+@pytest.fixture
+def page(site_page: Page) -> Page:
+    return site_page
 
 
 def person(club: Club, username: str, role: str = Membership.Role.MEMBER) -> Player:

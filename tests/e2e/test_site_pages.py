@@ -3,12 +3,11 @@ Django's debug page listing every route, even with DEBUG on as `make run` has it
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from tests.e2e.site_checks import WIDTHS, check_page, viewport
+from tests.e2e.site_checks import check_page
 
 playwright_sync = pytest.importorskip("playwright.sync_api")
 Browser = playwright_sync.Browser
@@ -17,11 +16,9 @@ Page = playwright_sync.Page
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-@pytest.fixture(params=WIDTHS, ids=lambda w: f"{w}px")
-def page(request: pytest.FixtureRequest, browser: Browser, live_server: Any) -> Iterator[Page]:
-    context = browser.new_context(viewport=viewport(request.param))
-    yield context.new_page()
-    context.close()
+@pytest.fixture
+def page(site_page: Page) -> Page:
+    return site_page
 
 
 def test_an_unknown_address_shows_the_sites_own_page_with_debug_on(page: Page, live_server: Any, settings: Any) -> None:

@@ -20,7 +20,7 @@ from rest_framework.test import APIClient
 from engine.games import get_game
 from league.models import Player
 from tests.e2e.conftest import BROKER
-from tests.e2e.site_checks import WIDTHS, check_page, viewport
+from tests.e2e.site_checks import check_page, viewport
 from tests.tournaments.transcript_support import shuffled, table_record, transcript_match
 from tournaments.models import Match
 
@@ -30,11 +30,6 @@ Page = playwright_sync.Page
 expect = playwright_sync.expect
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture(params=WIDTHS, ids=lambda w: f"{w}px")
-def width(request: pytest.FixtureRequest) -> int:
-    return int(request.param)
 
 
 @pytest.fixture

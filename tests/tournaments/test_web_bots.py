@@ -29,7 +29,6 @@ from tests.factories import (
 from tournaments.models import Match
 from tournaments.services.competitions import competition_start
 from tournaments.services.play import match_play
-from tournaments.web.bots import result_words
 
 pytestmark = pytest.mark.django_db
 
@@ -231,7 +230,7 @@ def test_a_bots_page_shows_its_versions_the_newest_log_and_its_matches(client: C
     assert len(match_lines) == 2
     for line in match_lines:
         assert line.version_number == 2 and len(line.opponents) == 1
-        assert line.result in {"won", "lost", "drew"}
+        assert line.result in {"Won", "Lost", "Drew"}
         assert reverse("site:table", args=[line.match.pk]) in text
         assert reverse("site:competition", args=[line.match.competition_id]) in text
 
@@ -268,22 +267,6 @@ def test_a_version_being_checked_shows_progress_and_its_part_asks_again_until_it
     part = client.get(part_url).content.decode()
     assert "hx-trigger" not in part and "<progress" not in part
     assert ">ready<" in part and "done" in part and "Played a 1923 game" in part
-
-
-@pytest.mark.parametrize(
-    ("rank", "ranks", "words"),
-    [
-        (1, [1, 2], "won"),
-        (2, [1, 2], "lost"),
-        (1, [1, 1], "drew"),
-        (2, [1, 2, 3, 4], "2nd of 4"),
-        (1, [1, 1, 3], "shared 1st of 3"),
-        (11, [*range(1, 12)], "11th of 11"),
-        (3, [1, 2, 3], "3rd of 3"),
-    ],
-)
-def test_a_match_result_reads_as_people_say_it(rank: int, ranks: list[int | None], words: str) -> None:
-    assert result_words(rank, ranks) == words
 
 
 def test_a_versions_own_page_shows_its_log_to_its_owner(client: Client, ann: Player) -> None:

@@ -44,6 +44,7 @@ from tournaments.bot_selectors import (
     owner_bots,
 )
 from tournaments.models import Match, MatchParticipant
+from tournaments.result_words import outcome
 from tournaments.web.bot_forms import (
     UPLOAD_LIMIT_WORDS,
     BotDetailsForm,
@@ -130,26 +131,13 @@ class MatchLine:
     result: str
 
 
-def ordinal(n: int) -> str:
-    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n}{suffix}"
-
-
-def result_words(rank: int, ranks: list[int | None]) -> str:
-    """A seat's result: won, drew or lost in a match of two; its place among more."""
-    shared = ranks.count(rank) > 1
-    if len(ranks) == 2:
-        return "drew" if shared else "won" if rank == 1 else "lost"
-    return f"{'shared ' if shared else ''}{ordinal(rank)} of {len(ranks)}"
-
-
 def match_line(seat: MatchParticipant) -> MatchLine:
     match = seat.match
     table = list(match.participants.all())
     if seat.rank is None:
         result = MATCH_WORDS.get(Match.Status(match.status), match.status)
     else:
-        result = result_words(seat.rank, [other.rank for other in table])
+        result = outcome(seat.rank, [other.rank or 0 for other in table if other.pk != seat.pk]).words
     version = seat.entrant.bot_version
     return MatchLine(
         match=match,

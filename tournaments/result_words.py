@@ -1,0 +1,28 @@
+"""How one seat's match ended, in the words the pages use: Won, Drew or Lost at a table of two, a place
+("2nd of 4", "2nd= of 4" when shared) at a larger one. The person's page and a bot's page say it alike."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Outcome:
+    #: won, drawn, lost, or placed (a larger table): for the outcome's colour.
+    kind: str
+    #: "Won", "Drew", "Lost", or "2nd of 4" / "2nd= of 4".
+    words: str
+
+
+def ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def outcome(rank: int, others: list[int]) -> Outcome:
+    """The outcome of a seat ranked ``rank`` (1 is first) against the other seats' ranks."""
+    if len(others) == 1:
+        kind = "won" if rank < others[0] else "drawn" if rank == others[0] else "lost"
+        return Outcome(kind, {"won": "Won", "drawn": "Drew", "lost": "Lost"}[kind])
+    shared = rank in others
+    return Outcome("placed", f"{ordinal(rank)}{'=' if shared else ''} of {len(others) + 1}")
