@@ -240,18 +240,23 @@ _PARAMETER = re.compile(r"<(?:\w+:)?(\w+)>")
 def fill_route(route: str, ids: Mapping[str, Sequence[int]]) -> list[str]:
     """The paths of ``route`` with each parameter filled from ``ids``, keyed by the path segment before it.
 
-    ``api/matches/<int:match_pk>/sets/`` takes ``ids["matches"]``. A parameter whose segment
-    ``ids`` does not name fails the walk: every route must be walked with real ids.
+    ``api/matches/<int:match_pk>/sets/`` takes ``ids["matches"]``; a parameter right after another takes the
+    ids of its own name (``challenges/<int:challenge_id>/<str:decision>/``: ``ids["decision"]``). A parameter
+    whose segment ``ids`` does not name fails the walk: every route must be walked with real ids.
     """
     paths = ["/"]
+    after_parameter = False
     for part in route.strip("^$").split("/"):
         if not part:
             continue
         parameter = _PARAMETER.fullmatch(part)
         if parameter is None:
             paths = [f"{path}{part}/" for path in paths]
+            after_parameter = False
             continue
-        segment = [p for p in paths[0].split("/") if p][-1]
+        # A parameter right after another (a page's ``<id>/<decision>/``) is keyed by its own name.
+        segment = parameter.group(1) if after_parameter else [p for p in paths[0].split("/") if p][-1]
+        after_parameter = True
         if segment not in ids:
             raise AssertionError(f"the walk has no ids for {parameter.group(1)} after {segment!r} in {route!r}")
         paths = [f"{path}{value}/" for path in paths for value in ids[segment]]

@@ -204,6 +204,12 @@ class Walk:
             "matches": [match.pk, MISSING],
             "games": [*Game.objects.filter(match__competition=competition).values_list("pk", flat=True), MISSING],
             "transcripts": [0, 1],
+            # The site's buttons for people (tournaments/web/): an id, then what is decided. They take POSTs only,
+            # and a GET of each is walked all the same.
+            "offers": [MISSING],
+            "requests": [MISSING],
+            "answer": [1],
+            "decision": [1],
         }
 
     def every_path(self, viewer: Viewer) -> list[str]:

@@ -184,7 +184,7 @@
       seatNumbers: seats.map((s) => s.seat),
       name(seat) {
         const found = seats.find((s) => s.seat === seat);
-        const name = found ? found.name : `seat ${seat}`;
+        const name = found ? found.name : `seat ${seat + 1}`;
         return seat === you ? `${name} (you)` : name;
       },
     };
@@ -271,7 +271,7 @@
       const kind = { person: "person", bot: "bot", engine: "played by the engine" }[seat.kind] || seat.kind;
       return el("li", { class: `seat${seat.seat === ctx.you ? " you" : ""}${turn ? " turn" : ""}`, dataset: { seat: seat.seat, turn: turn || "no" } },
         el("span", { class: "seat-name" }, ctx.name(seat.seat)),
-        el("span", { class: "quiet" }, ` seat ${seat.seat} · ${kind}`),
+        el("span", { class: "quiet" }, ` seat ${seat.seat + 1} · ${kind}`),
         (table.scores || [])[seat.seat] !== undefined ? el("span", { class: "score" }, ` · score ${table.scores[seat.seat]}`) : null,
         turn ? el("span", { class: `tag ${turn === "to act" ? "acting" : "chosen"}` }, turn) : null,
         seat.clock ? el("span", { class: "clock", dataset: { seat: seat.seat } }) : null);

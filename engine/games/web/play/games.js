@@ -135,7 +135,7 @@
         ["Target", `${obs.target} points`],
         ["Tricks played", obs.tricks_played],
         ["Cache", cards(obs.cache, "empty")],
-        dummy !== null ? ["Dummy", `seat ${dummy}, played by the engine: a random card from its hidden hand each trick. It scores, but only people can win.`] : null,
+        dummy !== null ? ["Dummy", `seat ${dummy + 1}, played by the engine: a random card from its hidden hand each trick. It scores, but only people can win.`] : null,
       ]),
       seatTable("Scores", ctx, [
         ["Score", (s) => (obs.scores || [])[s]],
