@@ -15,6 +15,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from django.core.exceptions import ValidationError
+from django.http import HttpRequest
 from django.template import engines
 
 from league.models import BotVersion
@@ -95,7 +96,7 @@ class Gauntlet(FormatBase):
     def order_note(self, labels: list[str]) -> str:
         return "Ordered by " + ", then ".join(labels) + "; the reference bot comes last, below those who play it"
 
-    def page_part(self, competition: Competition, *, admin: bool) -> str:
+    def page_part(self, competition: Competition, *, admin: bool, request: HttpRequest | None = None) -> str:
         matches = Match.objects.filter(competition=competition)
         context = {
             "admin": admin,
