@@ -85,7 +85,7 @@
       animation: false,
       maintainAspectRatio: false,
       parsing: true,
-      scales: { x, y: { title: { display: true, text: "Rating (μ)" } } },
+      scales: { x, y: { title: { display: true, text: "Rating" } } },
       plugins: {
         // On a phone the names go under the chart: beside it they are cut short and squeeze the lines.
         // (The box's width: the canvas has none of its own until Chart.js sizes it.)
