@@ -20,6 +20,9 @@ from engine.runner import play_game
 #: The game the service benchmarks play (make bench-service, make bench-api): War's games cost the engine
 #: least, so the service's own cost shows most.
 SERVICE_GAME = "war"
+#: The game of the admin pages' benchmark (make bench-admin): Banter's games carry a breakdown by round (the
+#: race to 40 tricks), the heaviest a match's admin page draws.
+ADMIN_GAME = "banter"
 #: What the live-table benchmark's tables play, in turn, with their options (make bench-live).
 LIVE_GAMES: tuple[tuple[str, dict[str, object]], ...] = (("1923", {"mode": "set"}), ("punk", {}))
 

@@ -16,13 +16,14 @@ from datetime import timedelta
 from django.db import transaction
 from django.utils import timezone
 
+from engine.bench import ADMIN_GAME
 from league.models import Bot, BotVersion, Membership, Player
 from league.services import club_add_member, club_create, player_create
 from tournaments.fields import EncodedJSON, encode_compact
 from tournaments.models import Competition, Entrant, Game, Match, MatchParticipant, MatchSet, Round, Standing
 from tournaments.services.competitions import competition_create
 
-GAME = "banter"
+GAME = ADMIN_GAME
 #: Bulk inserts in batches of this many rows.
 BATCH = 2000
 #: Matches in each of the ladder's rounds (beat's batch).
