@@ -27,6 +27,16 @@ class Option:
     minimum: int | None = None
     maximum: int | None = None
     nullable: bool = False
+    # For people, on the website's competition form: ``help`` above speaks to the CLI and the API, in the
+    # options' own names. Empty means "made from the name" (a game from outside may declare none).
+    label: str = ""
+    words: str = ""
+    # One label per choice, in the order of ``choices``.
+    choice_labels: tuple[str, ...] | None = None
+
+    def __post_init__(self) -> None:
+        if self.choice_labels is not None and len(self.choice_labels) != len(self.choices or ()):
+            raise ValueError(f"option {self.name!r}: one choice label per choice")
 
     def coerce(self, value: object) -> Any:
         if value is None or (isinstance(value, str) and value.lower() in {"null", "none"} and self.nullable):

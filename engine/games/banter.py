@@ -93,7 +93,16 @@ MAX_PLAYERS = 2
 #: Every seat's decisions come from its player or bot.
 DECISIONS = True
 OPTIONS = OptionSet(
-    Option("first_lead", str, "seed", "who leads the first round: seed (drawn), 0 or 1", choices=("seed", "0", "1")),
+    Option(
+        "first_lead",
+        str,
+        "seed",
+        "who leads the first round: seed (drawn), 0 or 1",
+        choices=("seed", "0", "1"),
+        label="First lead",
+        words="Who leads the first round.",
+        choice_labels=("Drawn at random", "The first seat", "The second seat"),
+    ),
     Option(
         "max_rounds",
         int,
@@ -102,6 +111,8 @@ OPTIONS = OptionSet(
         minimum=1,
         # Five times the default: a round adds about 1 KB to the public view (docs/records.md, "Size bounds").
         maximum=1000,
+        label="Round limit",
+        words="After this many rounds the higher score wins; level scores are a draw.",
     ),
 )
 

@@ -49,18 +49,56 @@ MAX_PLAYERS = 12
 #: Every seat's decisions come from its player or bot.
 DECISIONS = True
 OPTIONS = OptionSet(
-    Option("mode", str, "match", "match: sets until a player reaches target_points; set: one set", ("match", "set")),
-    Option("decks", int, None, "52-card decks per set (default ceil(players/3))", minimum=1, maximum=24, nullable=True),
+    Option(
+        "mode",
+        str,
+        "match",
+        "match: sets until a player reaches target_points; set: one set",
+        ("match", "set"),
+        label="Length of a game",
+        words="A match of sets until someone reaches the match target, or a single set.",
+        choice_labels=("A match", "One set"),
+    ),
+    Option(
+        "decks",
+        int,
+        None,
+        "52-card decks per set (default ceil(players/3))",
+        minimum=1,
+        maximum=24,
+        nullable=True,
+        label="Decks per set",
+        words="How many 52-card decks each set uses. Leave empty for one deck for every three players.",
+    ),
     Option(
         "tiebreak_exhausted",
         str,
         "war",
         "when tie-break draws run out of cards: war compares hand cards right to left; dead kills the cards",
         ("war", "dead"),
+        label="When a tie-break runs out of cards",
+        words="What settles a tie when the tie-break draws have used up the cards.",
+        choice_labels=("Compare the hand cards, right to left", "The tied cards are dead"),
     ),
-    Option("losers_score_cards", bool, False, "set losers also score the cards they won"),
+    Option(
+        "losers_score_cards",
+        bool,
+        False,
+        "set losers also score the cards they won",
+        label="Losers score their cards too",
+        words="The losers of a set also score the cards they won.",
+    ),
     # No size bound needed: max_sets ends the match whatever the target.
-    Option("target_points", int, 100, "match points that end a match", minimum=1, maximum=1_000_000),
+    Option(
+        "target_points",
+        int,
+        100,
+        "match points that end a match",
+        minimum=1,
+        maximum=1_000_000,
+        label="Match target",
+        words="The match points that end a match.",
+    ),
     Option(
         "max_sets",
         int,
@@ -70,6 +108,8 @@ OPTIONS = OptionSet(
         minimum=1,
         maximum=300,
         nullable=True,
+        label="Set limit",
+        words="A match ends at once after this many sets. Leave empty for 300 divided by the decks per set.",
     ),
 )
 #: The most 52-card decks one match deals, all its sets together (docs/records.md, "Size bounds"):

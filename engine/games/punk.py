@@ -51,7 +51,14 @@ MAX_PLAYERS = 10
 #: Every seat's decisions come from its player or bot.
 DECISIONS = True
 OPTIONS = OptionSet(
-    Option("dummy", bool, False, "two people and an engine-played dummy as seat 2 (exactly 3 seats)"),
+    Option(
+        "dummy",
+        bool,
+        False,
+        "two people and an engine-played dummy as seat 2 (exactly 3 seats)",
+        label="Play with a dummy",
+        words="Two people and a dummy that the service plays in the third seat (three seats exactly).",
+    ),
     Option(
         "target",
         int,
@@ -62,6 +69,8 @@ OPTIONS = OptionSet(
         # (the highest score wins), and the record keeps a number of at most four digits.
         maximum=1000,
         nullable=True,
+        label="Winning score",
+        words="The points that win a game. Leave empty for 21, or 28 with five or more players.",
     ),
 )
 

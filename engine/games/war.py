@@ -29,7 +29,16 @@ DECISIONS = False
 OPTIONS = OptionSet(
     # Sizes do not grow with it, but replaying (a public view) takes 0.1 to 0.3 s a million rounds
     # (docs/records.md, "Size bounds"); seeded games end in 237 rounds on average.
-    Option("max_rounds", int, 10000, "rounds after which a running game is a draw", minimum=1, maximum=1_000_000),
+    Option(
+        "max_rounds",
+        int,
+        10000,
+        "rounds after which a running game is a draw",
+        minimum=1,
+        maximum=1_000_000,
+        label="Round limit",
+        words="After this many rounds a game still running is a draw.",
+    ),
 )
 
 _RANK_VALUE = {r: v for v, r in enumerate("23456789TJQKA", start=2)}

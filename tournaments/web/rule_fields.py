@@ -27,13 +27,18 @@ def rule_options(game: str) -> list[Option]:
 
 
 def option_label(option: Option) -> str:
-    """The option's name as words ("max_rounds" → "Max rounds"): the engine declares no label of its own."""
-    return capfirst(option.name.replace("_", " ")) or option.name
+    """The game's label for the option, else its name as words ("max_rounds" → "Max rounds")."""
+    return option.label or capfirst(option.name.replace("_", " ")) or option.name
 
 
 def _hint(option: Option) -> str:
-    words = capfirst(option.help.strip()) or ""
+    words = capfirst((option.words or option.help).strip()) or ""
     return words if words.endswith(".") else f"{words}."
+
+
+def _choices(option: Option) -> list[tuple[str, str]]:
+    labels = option.choice_labels or tuple(str(value) for value in option.choices or ())
+    return [(str(value), label) for value, label in zip(option.choices or (), labels, strict=True)]
 
 
 def rule_field(option: Option) -> forms.Field:
@@ -41,8 +46,7 @@ def rule_field(option: Option) -> forms.Field:
     if option.kind is bool:
         return forms.BooleanField(required=False, **common)
     if option.choices is not None:
-        choices = [(str(value), str(value)) for value in option.choices]
-        return forms.ChoiceField(choices=choices, required=True, **common)
+        return forms.ChoiceField(choices=_choices(option), required=True, **common)
     if option.kind is int:
         # Empty means the game's own default where the engine allows it ("decks per set: the standard").
         return forms.IntegerField(
