@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from html.parser import HTMLParser
 from typing import Any
@@ -348,8 +347,8 @@ def create_data(club: Club, organiser: Player, **overrides: Any) -> dict[str, An
         "organiser": organiser.pk,
         "seed": "",
         "people_play": "live",
-        "move_seconds": 300,
-        "game_seconds": 3600,
+        "move_seconds": "5 minutes",
+        "game_seconds": "1 hour",
         "live_tables_public": "on",
         "advance_count": 1,
         "cut_to": "",
@@ -424,12 +423,12 @@ def edit_data(competition: Competition, **overrides: Any) -> dict[str, Any]:
     for name, field in form.fields.items():
         if field.disabled or name == "name":
             continue
-        value = form.initial.get(name)
+        value = form[name].value()  # as the page shows it
         if isinstance(field, forms.BooleanField):
             if value:
                 data[name] = "on"
         elif isinstance(field, forms.JSONField):
-            data[name] = json.dumps(value)
+            data[name] = value  # the JSON as the page shows it
         else:
             data[name] = "" if value is None else value
     data["entrants-TOTAL_FORMS"] = data["entrants-INITIAL_FORMS"] = competition.entrants.count()

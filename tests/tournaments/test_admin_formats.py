@@ -16,6 +16,7 @@ from tests.factories import ClubFactory, CompetitionFactory, EntrantFactory, Pla
 from tests.tournaments.helpers import started
 from tournaments.admin.competition_fieldsets import PEOPLE_FIELDS, form_spec, people_may_enter
 from tournaments.formats.common import COMPETITION_SETTINGS
+from tournaments.formats.durations import SecondsField, seconds_in_words
 from tournaments.formats.registry import all_formats, format_of, get_format
 from tournaments.formats.spec import Changes
 from tournaments.models import Competition
@@ -178,9 +179,9 @@ def test_save_and_add_another_keeps_the_format(boss: Client, superuser: Player) 
         (
             # People play a challenge ladder's matches at live tables (a rating ladder's forms have no clocks).
             "challenge_ladder",
-            {"move_seconds": "600", "game_seconds": "300"},
+            {"move_seconds": "10 minutes", "game_seconds": "5 minutes"},
             "game_seconds",
-            "Must be at least “Seconds for one decision”",
+            "Must be at least “Time for one decision”",
         ),
         ("swiss", {"duplicate_deals": "on", "games_per_match": "3"}, "duplicate_deals", "must be a multiple of 2"),
     ],
@@ -264,6 +265,9 @@ def another_value(field: forms.Field, current: object, others: list[int]) -> obj
         return next(value for value, _ in field.choices if value != current)
     if isinstance(field, forms.FloatField):
         return float(current) / 2 if isinstance(current, float) and current else 1.0
+    if isinstance(field, SecondsField):
+        assert isinstance(current, int)
+        return seconds_in_words(current + 60)
     assert isinstance(field, forms.IntegerField)
     if current is None:
         return field.min_value
@@ -292,7 +296,7 @@ def test_the_change_form_saves_or_refuses_every_submitted_change_of_every_format
             if response.status_code == 302:
                 # Saved: exactly the change made, the rest as it was; then put back for the next setting.
                 field = form.fields[setting.name]
-                expected = value == "on" if isinstance(field, forms.BooleanField) else value
+                expected = value == "on" if isinstance(field, forms.BooleanField) else field.to_python(value)
                 assert after == {**before, setting.name: expected}, (format.key, setting.name)
                 competition_update(competition=competition, settings={setting.name: before[setting.name]})
                 competition.refresh_from_db()

@@ -8,7 +8,7 @@ are one JSON document beside them (``Competition.settings``). Both are read by t
 from __future__ import annotations
 
 from tournaments.formats.base import Draft, Format
-from tournaments.formats.spec import Changes, Choice, Flag, Spec, WholeNumber
+from tournaments.formats.spec import Changes, Choice, Flag, Seconds, Spec, WholeNumber
 from tournaments.models import Competition
 
 #: More than any club seats; the column would overflow at 2**31.
@@ -48,17 +48,17 @@ COMPETITION_SETTINGS: Spec = (
         default=Competition.PeoplePlay.LIVE.value,
         choices=tuple((value, str(label)) for value, label in Competition.PeoplePlay.choices),
     ),
-    WholeNumber(
+    Seconds(
         name="move_seconds",
-        label="Seconds for one decision",
+        label="Time for one decision",
         help="a person's time for one decision at a live table",
         default=300,
         minimum=5,
         maximum=7 * 86400,
     ),
-    WholeNumber(
+    Seconds(
         name="game_seconds",
-        label="Seconds for a whole game",
+        label="Time for a whole game",
         help="a person's time for all their decisions in a game",
         default=3600,
         minimum=10,

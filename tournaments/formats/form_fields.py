@@ -10,7 +10,18 @@ from django import forms
 from django.db.models import QuerySet
 
 from league.models import BotVersion
-from tournaments.formats.spec import BotVersionRef, Choice, CompetitionRef, Flag, Number, Setting, Spec, WholeNumber
+from tournaments.formats.durations import SecondsField
+from tournaments.formats.spec import (
+    BotVersionRef,
+    Choice,
+    CompetitionRef,
+    Flag,
+    Number,
+    Seconds,
+    Setting,
+    Spec,
+    WholeNumber,
+)
 from tournaments.models import Competition
 
 
@@ -22,6 +33,8 @@ def form_field(setting: Setting, *, competitions: QuerySet[Competition] | None =
         "initial": setting.default,
         "required": not setting.nullable,
     }
+    if isinstance(setting, Seconds):
+        return SecondsField(minimum=setting.minimum, maximum=setting.maximum, **common)
     if isinstance(setting, WholeNumber):
         return forms.IntegerField(min_value=setting.minimum, max_value=setting.maximum, **common)
     if isinstance(setting, Number):

@@ -95,6 +95,11 @@ class WholeNumber(Setting):
 
 
 @dataclass(frozen=True, kw_only=True)
+class Seconds(WholeNumber):
+    """A time in whole seconds, as the API sends it; a form takes and shows it in words ("3 days")."""
+
+
+@dataclass(frozen=True, kw_only=True)
 class Number(Setting):
     minimum: float | None = None
     maximum: float | None = None
