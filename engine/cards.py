@@ -31,9 +31,14 @@ def parse_card(text: str) -> str:
     return ("T" if rank == "10" else rank.upper()) + suit.upper()
 
 
+def card_words(text: str) -> list[str]:
+    """The cards of a typed list, not yet parsed: separated by spaces or commas."""
+    return [word for word in _SEPARATORS.split(text.strip()) if word]
+
+
 def parse_cards(text: str | Iterable[str], *, count: int | None = None, what: str = "cards") -> list[str]:
     """Parse a list of cards, top card first, given as a string or a sequence of strings."""
-    items = [t for t in _SEPARATORS.split(text.strip()) if t] if isinstance(text, str) else list(text)
+    items = card_words(text) if isinstance(text, str) else list(text)
     cards = []
     for position, item in enumerate(items, start=1):
         if not isinstance(item, str):

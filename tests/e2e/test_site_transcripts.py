@@ -108,7 +108,7 @@ def test_a_game_written_down_step_by_step_is_verified_confirmed_and_recorded(
     for label, hand in zip(labels[1:], hands[1:], strict=True):
         writer.get_by_label(label).fill(" ".join(hand))
     writer.get_by_role("button", name="Check the deal").click()
-    expect(writer.get_by_text("card 1: QX is not a card of this game's deck.")).to_be_visible()
+    expect(writer.get_by_text("Card 1, QX, is not a card of this game's deck.")).to_be_visible()
     check_page(writer, "transcripts-deal-error")
 
     writer.get_by_label(labels[0]).fill(" ".join(hands[0]).lower())

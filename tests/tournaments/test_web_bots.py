@@ -314,7 +314,7 @@ def test_retiring_asks_first_then_retires_and_the_bot_takes_no_more_versions(cli
     refused = client.post(
         reverse("site:bot-version-new", args=[bot.pk]), {"kind": "builtin", "builtin-strategy": "random"}
     )
-    assert form_errors(refused, "builtin") == ["bot: this bot is retired"]
+    assert form_errors(refused, "builtin") == ["This bot is retired."]
     assert not bot.versions.exists()
 
 

@@ -178,7 +178,8 @@ def test_a_bad_card_in_the_deal_is_named_on_its_field_and_the_draft_waits() -> N
     deck[4] = "ZZ"
     response = builder.post("deal", {"part_0": " ".join(deck)})
     assert response.status_code == 200
-    assert "card 5: malformed card &#x27;ZZ&#x27;" in text(response)
+    assert "Card 5, “ZZ”, is not written as a card: its rank, then its suit" in text(response)
+    assert "hand, in any order: card" not in text(response)  # the field's label is said once, above it
     assert builder.draft()["start"] is None
 
 

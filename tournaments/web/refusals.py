@@ -15,8 +15,8 @@ from django import forms
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import HttpRequest
+from django.utils.text import capfirst
 
-from league.admin.service_errors import add_service_errors
 from league.errors import Conflict
 
 T = TypeVar("T")
@@ -34,12 +34,30 @@ def refusal_text(error: Exception) -> str:
     return text
 
 
+def _as_sentence(words: str) -> str:
+    words = capfirst(words.strip()) or ""
+    return words if words.endswith((".", "?", "!")) else f"{words}."
+
+
+def put_on_form(form: forms.BaseForm, error: ValidationError) -> None:
+    """A service's refusal on the fields it names; what names no field of this form goes above the form, as a
+    sentence without the service's name for the field (a person never saw that name)."""
+    if not hasattr(error, "error_dict"):
+        form.add_error(None, [_as_sentence(message) for message in error.messages])
+        return
+    for field, said in error.message_dict.items():
+        if field in form.fields:
+            form.add_error(field, said)
+        else:
+            form.add_error(None, [_as_sentence(message) for message in said])
+
+
 def call_for_form(form: forms.BaseForm, call: Callable[[], T]) -> T | None:
     """Run a service for a valid form; on a refusal put its reason on the form and give None."""
     try:
         return call()
     except ValidationError as error:
-        add_service_errors(form, error)
+        put_on_form(form, error)
     except (PermissionDenied, Conflict) as error:
         form.add_error(None, refusal_text(error))
     return None

@@ -13,7 +13,7 @@ from typing import Any
 
 from django import forms
 
-from engine.cards import RANKS, parse_cards
+from engine.cards import RANKS, card_words, parse_card
 from engine.errors import CardError
 from engine.games.profile import DealPart
 from tournaments.api.transcripts import MAX_UPLOAD_BYTES
@@ -82,17 +82,24 @@ def _cards_field(part: DealPart, label: str, initial: Sequence[str] = ()) -> for
     )
 
 
-def _parsed_cards(text: str, part: DealPart, label: str, table: Table) -> list[str]:
-    """The cards typed, each one of this game's: a malformed card or one of another deck is named here."""
-    try:
-        cards = parse_cards(text, count=part.count, what=label)
-    except CardError as exc:
-        raise forms.ValidationError(f"{str(exc)[:1].upper()}{str(exc)[1:]}") from None
+def _parsed_cards(text: str, part: DealPart, table: Table) -> list[str]:
+    """The cards typed, each one of this game's: a malformed card or one of another deck is named here, by its
+    place in the list (the message sits under the list's own label)."""
+    cards: list[str] = []
+    for position, word in enumerate(card_words(text), start=1):
+        try:
+            cards.append(parse_card(word))
+        except CardError:
+            raise forms.ValidationError(
+                f"Card {position}, “{word}”, is not written as a card: its rank, then its suit (QH, 10S, 7C)."
+            ) from None
+    if len(cards) != part.count:
+        raise forms.ValidationError(f"This list needs {part.count} cards; it has {len(cards)}.")
     deck = set(table.game.full_deck(table.options, table.players))
     strangers = [(position, card) for position, card in enumerate(cards, start=1) if card not in deck]
     if strangers:
         position, card = strangers[0]
-        raise forms.ValidationError(f"{label}: card {position}: {card} is not a card of this game's deck.")
+        raise forms.ValidationError(f"Card {position}, {card}, is not a card of this game's deck.")
     return cards
 
 
@@ -133,7 +140,7 @@ class DealForm(forms.Form):
             name = f"part_{index}"
             if name in cleaned:
                 try:
-                    cleaned[name] = _parsed_cards(cleaned[name], part, self.table.part_label(part), self.table)
+                    cleaned[name] = _parsed_cards(cleaned[name], part, self.table)
                 except forms.ValidationError as error:
                     self.add_error(name, error)
         return cleaned
@@ -156,7 +163,7 @@ class DeckForm(forms.Form):
         self.fields["cards"] = _cards_field(part, self.label)
 
     def clean_cards(self) -> list[str]:
-        return _parsed_cards(self.cleaned_data["cards"], self.part, self.label, self.table)
+        return _parsed_cards(self.cleaned_data["cards"], self.part, self.table)
 
 
 class StepForm(forms.Form):
