@@ -11,7 +11,8 @@ status away only from a user carrying that marker, so these keep theirs whatever
 - a user a superuser made staff by hand, before or after becoming an organiser (no marker: staff already
   when the role came, so the role gave nothing to take back).
 A superuser who unticks "Staff status" by hand from an organiser is overruled at the next change of the
-person's roles only: the role is what opens the admin.
+person's roles only: the role is what opens the admin. Organisers from before this rule were given staff status,
+with the marker, by migration league 0010.
 """
 
 from __future__ import annotations

@@ -3,6 +3,7 @@ taken from a superuser or from someone made staff by hand. A fresh organiser's a
 
 from __future__ import annotations
 
+import importlib
 import threading
 from collections.abc import Callable
 
@@ -178,3 +179,23 @@ def test_losing_one_role_while_gaining_another_at_once_leaves_staff(attempt: int
         thread.join()
     assert not errors
     assert staff(olga) and marked(olga)
+
+
+def test_organisers_from_before_the_rule_become_staff_with_the_marker_when_migrated() -> None:
+    from django.apps import apps
+
+    migration = importlib.import_module("league.migrations.0010_organisers_are_staff")
+    club = ClubFactory()
+    earlier = person("olga")
+    MembershipFactory(club=club, player=earlier, role=Membership.Role.ORGANISER)  # made before the rule
+    by_hand = person("hana", is_staff=True)
+    MembershipFactory(club=club, player=by_hand, role=Membership.Role.ORGANISER)
+    member = person("max")
+    MembershipFactory(club=club, player=member, role=Membership.Role.MEMBER)
+    assert not staff(earlier)
+    migration.organisers_become_staff(apps, None)
+    assert staff(earlier) and marked(earlier)
+    assert staff(by_hand) and not marked(by_hand)  # staff already: the role gave nothing to take back
+    assert not staff(member)
+    club_remove_member(club=club, player=earlier, by=by_hand)
+    assert not staff(earlier)  # taken back with the role, as anyone's is
