@@ -5,12 +5,14 @@ may change and whose table size may not. Screenshots go to var/screenshots/."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 
 from league.models import Membership
 from tests.e2e.conftest import SCREENSHOTS
+from tests.e2e.site_checks import axe_violations
 from tests.e2e.test_charts import OfflineAdmin
 from tests.factories import (
     ClubFactory,
@@ -44,6 +46,8 @@ class Organiser(OfflineAdmin):
     def shot(self, name: str) -> None:
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         self.page.screenshot(path=str(SCREENSHOTS / f"admin-{name}-{self.width}.png"), full_page=True)
+        found = axe_violations(self.page)
+        assert not found, f"admin {name} at {self.width} px: axe-core finds\n{json.dumps(found, indent=1)}"
 
     def wider_than_the_screen(self) -> list[str]:
         """The form's rows that stick out past the right edge of the window (a phone would scroll sideways)."""

@@ -2,8 +2,8 @@
 page shows, the competition list and the ladder's page answer (no 500) as a superuser and as the club's organiser,
 and the ladder's page stays a bounded height however many matches it has. Screenshots go to var/screenshots/.
 
-The admin is for staff at a desk: these pages are checked at 1280 px only, and not against axe-core (Django's own
-markup); the public site's checks (tests/e2e/site_checks.py) are for the site's pages."""
+The admin is for staff at a desk: these pages are checked at 1280 px only, with the site's checks
+(tests/e2e/site_checks.py: no sideways scroll, no serious or critical finding of axe-core)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import SCREENSHOTS
+from tests.e2e.site_checks import check_page
 from tournaments.admin.pages import ENTRANTS_ON_PAGE, MATCHES_ON_PAGE
 from tournaments.bench_admin import build_scene
 
@@ -43,27 +43,22 @@ def test_the_competition_list_and_a_big_ladder_s_page_answer_and_stay_bounded(
         listed = page.goto(f"{live_server.url}/admin/tournaments/competition/")
         assert listed is not None and listed.status == 200
         assert page.get_by_role("link", name=scene.ladder.name).count() == 1
-        shot(page, f"admin-competitions-{who}")
+        check_page(page, f"admin-competitions-{who}")
         page.get_by_role("link", name=scene.ladder.name).click()
         page.wait_for_selector("#matches")
         assert page.url.endswith(f"/admin/tournaments/competition/{scene.ladder.pk}/change/")
         height = int(page.evaluate("document.documentElement.scrollHeight"))
-        shot(page, f"admin-ladder-{who}")
+        check_page(page, f"admin-ladder-{who}")
         assert height < MOST_HEIGHT, f"the ladder's page is {height} px tall"
         assert page.locator("#matches details").count() == MATCHES_ON_PAGE
         # The way to every match: the match list, filtered to the ladder, pages through them all.
         page.get_by_role("link", name=f"All {10 * MATCHES_ON_PAGE} matches").click()
         page.wait_for_selector("#result_list")
         assert f"{10 * MATCHES_ON_PAGE} matches" in page.locator("#changelist-form .paginator").inner_text()
-        shot(page, f"admin-ladder-matches-{who}")
+        check_page(page, f"admin-ladder-matches-{who}")
         page.locator("#result_list tbody tr th a, #result_list tbody tr td a").first.click()
         page.wait_for_selector("#content-main")
         assert "Server Error" not in page.content()
-        shot(page, f"admin-match-{who}")
+        check_page(page, f"admin-match-{who}")
     finally:
         context.close()
-
-
-def shot(page: Any, name: str) -> None:
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENSHOTS / f"{name}-1280.png"), full_page=True)
