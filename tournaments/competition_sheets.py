@@ -97,6 +97,25 @@ def rating_chart(competition: Competition, *, entrant_ids: Collection[int] | Non
     return lines if any(len(line["points"]) > 1 for line in lines) else []
 
 
+#: A chart of more lines than this draws the top of the table only: more lines could not be told apart.
+CHART_LINES = 10
+
+
+@dataclass(frozen=True)
+class RatingChart:
+    lines: list[dict[str, Any]]
+    #: How many lines the chart was cut to (the top of the table), or 0 when it draws every entrant.
+    cut_to: int
+
+
+def top_rating_chart(competition: Competition, table: list[StandingLine]) -> RatingChart:
+    """The rating chart of the table's top ``CHART_LINES`` entrants, or of all of them when there are no more."""
+    if len(table) <= CHART_LINES:
+        return RatingChart(lines=rating_chart(competition), cut_to=0)
+    top = [line.entrant_id for line in table[:CHART_LINES]]
+    return RatingChart(lines=rating_chart(competition, entrant_ids=top), cut_to=CHART_LINES)
+
+
 def _points_by_round(history: RatingHistory) -> list[list[float]]:
     return [[0, DEFAULT_MU]] + [[p.round_number, round(p.mu, 3)] for p in history.points]
 

@@ -43,8 +43,9 @@ def width(request: pytest.FixtureRequest) -> int:
 
 
 @pytest.fixture
-def site_page(browser: Any, live_server: Any, width: int) -> Iterator[Any]:
-    """A page of its own (its own cookies) at the test's width, closed at the end."""
+def page(browser: Any, live_server: Any, width: int) -> Iterator[Any]:
+    """A page of its own (its own cookies) at the test's width, closed at the end. A test module may define its
+    own ``page`` (test_signup_page.py does)."""
     context = browser.new_context(viewport=viewport(width))
     yield context.new_page()
     context.close()

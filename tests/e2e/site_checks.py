@@ -4,7 +4,7 @@
 - axe-core (vendored by `make setup`, .ci/vendor-js) finds no serious or critical violation;
 - a full-page screenshot is left in var/screenshots/ to be looked at.
 
-The ``width`` fixture (tests/e2e/conftest.py) runs a test at both, and ``site_page`` is a page at that width;
+The ``width`` fixture (tests/e2e/conftest.py) runs a test at both, and ``page`` is a page at that width;
 ``viewport(width)`` is the size to open a context of one's own at.
 """
 

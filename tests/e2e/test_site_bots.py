@@ -42,11 +42,6 @@ MYBOT = "def act(turn):\n    print('deciding', turn.decision, turn.legal_actions
 
 
 @pytest.fixture
-def page(site_page: Page) -> Page:
-    return site_page
-
-
-@pytest.fixture
 def held_tasks(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, tuple[object, ...]]]:
     """The tasks the web sends to the workers, held here instead of sent, for the test to run as a worker."""
     held: list[tuple[str, tuple[object, ...]]] = []

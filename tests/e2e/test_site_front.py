@@ -39,11 +39,6 @@ Page = playwright_sync.Page
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-@pytest.fixture
-def page(site_page: Page) -> Page:
-    return site_page
-
-
 class Scene:
     """Riverside (open) and Hill club (by request), run by Olga; Ann and Ben at a Banter table whose turn is
     Ann's, Ben challenging Ann up the club ladder, finished War and 1923 competitions, two people asking to

@@ -36,9 +36,9 @@ def tab_to(page: Page, text: str) -> None:
 
 
 def test_a_member_signs_in_joins_a_club_and_enters_a_competition_with_the_keyboard_alone(
-    site_page: Page, live_server: Any
+    page: Page, live_server: Any
 ) -> None:
-    page, base = site_page, str(live_server.url)
+    base = str(live_server.url)
     club = ClubFactory(name="Riverside Whist", slug="riverside", joining=Club.Joining.OPEN)
     MembershipFactory(club=club, player=PlayerFactory(user=UserFactory(username="olga")), role="organiser")
     competition = CompetitionFactory(club=club, name="Thursday war")

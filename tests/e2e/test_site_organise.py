@@ -37,11 +37,6 @@ Page = playwright_sync.Page
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-@pytest.fixture
-def page(site_page: Page) -> Page:
-    return site_page
-
-
 def person(club: Club, username: str, role: str = Membership.Role.MEMBER) -> Player:
     player = PlayerFactory(user=UserFactory(username=username), display_name=username.capitalize())
     MembershipFactory(club=club, player=player, role=role)

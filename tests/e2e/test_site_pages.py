@@ -16,11 +16,6 @@ Page = playwright_sync.Page
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-@pytest.fixture
-def page(site_page: Page) -> Page:
-    return site_page
-
-
 def test_an_unknown_address_shows_the_sites_own_page_with_debug_on(page: Page, live_server: Any, settings: Any) -> None:
     settings.DEBUG = True
     response = page.goto(f"{live_server.url}/no/such/page/")

@@ -17,8 +17,9 @@ from django.urls import reverse
 from league.models import Player
 from tests.factories import CompetitionFactory, EntrantFactory, PlayerFactory, UserFactory
 from tests.tournaments.helpers import started
-from tournaments.admin.pages import CHART_LINES, ENTRANTS_ON_PAGE, MATCHES_ON_PAGE, STANDINGS_ON_PAGE
+from tournaments.admin.pages import ENTRANTS_ON_PAGE, MATCHES_ON_PAGE, STANDINGS_ON_PAGE
 from tournaments.bench_admin import BenchScene, build_scene
+from tournaments.competition_sheets import CHART_LINES
 from tournaments.models import Competition, Game, Match, MatchParticipant, MatchSet, Standing
 from tournaments.services.play import competition_play_pending
 
@@ -105,6 +106,10 @@ def test_a_ladder_s_page_takes_as_many_queries_and_shows_as_many_rows_for_ten_ti
     assert you.get(matches_link).context["cl"].result_count == 10 * MATCHES_ON_PAGE
     assert you.get(entrants_link).context["cl"].result_count == 10 * STANDINGS_ON_PAGE
     assert you.get(standings_link).context["cl"].result_count == 10 * STANDINGS_ON_PAGE
+    # The public page's chart draws the same top of the table.
+    public = Client().get(reverse("site:competition", args=[big.ladder.pk]))
+    assert len(public.context["rating_chart"]) == CHART_LINES
+    assert f"The chart draws the top {CHART_LINES} of the table." in public.text
 
 
 def test_a_small_competition_s_page_lists_every_match_and_entrant_with_no_note(client: Client) -> None:

@@ -192,6 +192,10 @@ def challenge_url(ladder: Competition) -> str:
     return reverse("site:competition-challenge", args=[ladder.pk])
 
 
+def leave_url(competition: Competition) -> str:
+    return reverse("site:competition-leave", args=[competition.pk])
+
+
 def decide_url(challenge: Challenge, decision: str) -> str:
     return reverse("site:challenge-decide", args=[challenge.pk, decision])
 
@@ -231,6 +235,9 @@ def test_a_challenge_is_issued_answered_and_linked_to_its_table(
     ann = signed_in(people["ann"])
     theirs = ann.get(page_of(ladder)).text
     assert "Cat challenged you." in theirs and "Answer by" in theirs and "(in 2 days)" in theirs
+    # Neither may leave while the challenge is open (the ladder would refuse): the page says so, with no button.
+    for page in (mine, theirs):
+        assert "You can leave once your open challenge is decided." in page and leave_url(ladder) not in page
     assert decide_url(challenge, "accept") in theirs and decide_url(challenge, "decline") in theirs
     # Only the challenged answers, only the challenger withdraws.
     bob = signed_in(people["bob"])
@@ -368,7 +375,7 @@ def test_the_ladder_page_costs_the_same_queries_however_many_players(
     visitor = Client()
     with django_assert_num_queries(14):
         assert visitor.get(page_of(ladder)).status_code == 200
-    with django_assert_num_queries(25):
+    with django_assert_num_queries(26):
         page = viewer.get(page_of(ladder))
     assert page.status_code == 200 and "You are in place" in page.text
 

@@ -85,7 +85,7 @@ def form_defaults(format_key: str, game: str, club: Club) -> dict[str, Any]:
         initial = field.initial
         if name == "name" or initial is False:
             continue  # an unticked box is not sent
-        data[name] = "on" if initial is True else ("" if initial is None else initial)
+        data[name] = "on" if initial is True else ("" if initial is None else field.prepare_value(initial))
     return data
 
 
@@ -222,8 +222,8 @@ def test_refusals_are_messages_on_the_form_with_nothing_typed_lost(signed_in: Cl
         **form_defaults("swiss", "war", club),
         "name": "Thursday Swiss",
         "cut_to": "4",  # and no knockout chosen
-        "move_seconds": "600",
-        "game_seconds": "300",  # less than one decision's time
+        "move_seconds": "10 minutes",
+        "game_seconds": "5 minutes",  # less than one decision's time
     }
     response = signed_in.post(new_url(club), data)
     html = response.content.decode()
@@ -231,9 +231,9 @@ def test_refusals_are_messages_on_the_form_with_nothing_typed_lost(signed_in: Cl
     form = response.context["form"]
     assert "Choose the knockout to cut to" in " ".join(form.errors["cut_format"])
     assert form.errors["game_seconds"] == [
-        "Must be at least “Seconds for one decision”: a game's time holds at least one decision."
+        "Must be at least “Time for one decision”: a game's time holds at least one decision."
     ]
-    assert 'value="Thursday Swiss"' in html and 'value="600"' in html
+    assert 'value="Thursday Swiss"' in html and 'value="10 minutes"' in html
 
 
 def test_an_engine_refusal_of_the_rules_lands_on_the_rule(signed_in: Client, club: Club) -> None:
@@ -342,6 +342,28 @@ def test_a_failed_match_is_tried_again(
     assert "No match is waiting to be tried again" in nothing.content.decode()
 
 
+def test_bots_matches_left_waiting_are_sent_again_from_the_page(
+    signed_in: Client, club: Club, sent: list[int], django_capture_on_commit_callbacks: Any
+) -> None:
+    competition = CompetitionFactory(club=club)
+    for _ in range(4):
+        EntrantFactory(competition=competition)
+    with django_capture_on_commit_callbacks(execute=True):
+        competition_start(competition=competition)
+    waiting = sorted(
+        Match.objects.filter(competition=competition, status=Match.Status.PENDING).values_list("pk", flat=True)
+    )
+    assert len(waiting) == 6 and sorted(sent) == waiting
+    page = signed_in.get(manage_url(competition)).content.decode()
+    assert "6 matches waiting" in page and "send them again" in page
+    sent.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        done = signed_in.post(reverse("site:competition-resend", args=[competition.pk]), follow=True)
+    assert "Sent 6 matches to be played again." in done.content.decode() and sorted(sent) == waiting
+    Match.objects.filter(competition=competition).update(status=Match.Status.DONE, finished_at=timezone.now())
+    assert "waiting-heading" not in signed_in.get(manage_url(competition)).content.decode()
+
+
 def test_changing_what_may_change_and_a_refused_change_saying_why(signed_in: Client, club: Club) -> None:
     competition = CompetitionFactory(club=club, format="challenge_ladder", settings={"challenge_reach": 3})
     EntrantFactory(competition=competition)
@@ -391,12 +413,12 @@ def test_an_organiser_settles_a_dispute_between_two_transcripts(client: Client, 
     assert [s.transcript.pk for s in summaries] == [first.pk, second.pk]
     assert all(line.startswith(("1st", "2nd")) for s in summaries for line in s.result)
     # The disputes read a fixed number of queries: a third version of the game costs none more.
-    with django_assert_num_queries(12):
+    with django_assert_num_queries(13):
         client.get(manage_url(competition))
     Transcript.objects.create(
         match=match, number=3, submitted_by=ann, record=table_record(match, seed=3), status=Transcript.Status.VERIFIED
     )
-    with django_assert_num_queries(12):
+    with django_assert_num_queries(13):
         assert len(client.get(manage_url(competition)).context["disputes"][0].transcripts) == 3
     refused = client.post(
         reverse("site:competition-settle", args=[competition.pk, second.pk, "void"]), {"note": ""}, follow=True
@@ -451,4 +473,51 @@ def test_a_running_competition_s_failed_matches_do_not_add_queries(
     Match.objects.filter(competition=competition).update(
         status=Match.Status.ERROR, error="x", finished_at=timezone.now()
     )
-    _manage_queries(signed_in, competition, django_assert_num_queries, 9)
+    _manage_queries(signed_in, competition, django_assert_num_queries, 10)  # and the matches waiting for a worker
+
+
+# --- Times in words -----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("typed", "seconds"),
+    [("3 days", 259_200), ("1h 30m", 5_400), ("1.5 hours", 5_400), ("90 seconds", 90), ("1 hour and 5 min", 3_900)],
+)
+def test_a_live_table_s_clock_is_typed_in_words_and_stored_in_seconds(
+    signed_in: Client, club: Club, typed: str, seconds: int
+) -> None:
+    data = {**form_defaults("round_robin", "war", club), "move_seconds": typed, "game_seconds": "30 days"}
+    assert signed_in.post(new_url(club), data).status_code == 302
+    assert Competition.objects.get().move_seconds == seconds
+
+
+@pytest.mark.parametrize(
+    ("typed", "words"),
+    [
+        ("300", "Say what unit: 300 seconds, minutes, hours or days?"),
+        ("3 fortnights", "“fortnights” is not a unit of time"),
+        ("soon", "“soon” is not a time this form understands"),
+        ("2 seconds", "Must be at least 5 seconds."),
+        ("8 days", "Must be at most 7 days."),
+    ],
+)
+def test_a_clock_the_form_cannot_read_is_refused_in_words_keeping_what_was_typed(
+    signed_in: Client, club: Club, typed: str, words: str
+) -> None:
+    data = {**form_defaults("round_robin", "war", club), "move_seconds": typed}
+    response = signed_in.post(new_url(club), data)
+    assert response.status_code == 200 and not Competition.objects.exists()
+    assert words in " ".join(response.context["form"].errors["move_seconds"])
+    assert f'value="{typed}"' in response.content.decode()
+
+
+def test_the_manage_page_shows_a_stored_clock_in_words(signed_in: Client, club: Club, organiser: Player) -> None:
+    competition = CompetitionFactory(club=club, move_seconds=259_200)
+    html = signed_in.get(manage_url(competition)).content.decode()
+    assert 'value="3 days"' in html and "259200" not in html
+
+
+def test_the_rules_are_offered_in_the_game_s_words(signed_in: Client, club: Club) -> None:
+    html = signed_in.get(new_url(club), {"game": "1923", "format": "round_robin"}).content.decode()
+    assert "When a tie-break runs out of cards" in html and "Compare the hand cards, right to left" in html
+    assert "Match target" in html and "Tiebreak exhausted" not in html and "Target points" not in html

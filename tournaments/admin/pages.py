@@ -21,10 +21,10 @@ from engine.games.profile import Breakdown, Race, SetTable
 from tournaments.admin.figures import match_points_text, shown_game_number
 from tournaments.competition_sheets import (
     head_to_head_lines,
-    rating_chart,
     rating_chart_axis,
     standings_lines,
     standings_order_note,
+    top_rating_chart,
 )
 from tournaments.formats.registry import UnknownFormat, format_of
 from tournaments.models import Competition, Match, MatchParticipant
@@ -193,7 +193,6 @@ ENTRANTS_ON_PAGE = 25
 #: The most lines of the standings the page shows (the top); the standing list pages through the rest.
 STANDINGS_ON_PAGE = 50
 #: The most entrants the rating chart draws (the top of the standings): more lines than this are a blur.
-CHART_LINES = 10
 
 
 def competition_list_url(model_name: str, competition: Competition) -> str:
@@ -208,14 +207,14 @@ def competition_page(competition: Competition, *, may_run: bool) -> dict[str, An
     progress = competition_progress(competition)
     labels, lines = standings_lines(competition)
     breakdown = breakdown_of(competition.game)
-    charted = None if len(lines) <= CHART_LINES else [line.entrant_id for line in lines[:CHART_LINES]]
+    chart = top_rating_chart(competition, lines)
     return {
         "tiebreak_labels": labels,
         "standings_order": standings_order_note(competition, labels),
         "standing_lines": lines[:STANDINGS_ON_PAGE],
         "standing_total": len(lines),
         "standings_url": competition_list_url("standing", competition),
-        "chart_lines": CHART_LINES if charted is not None else 0,
+        "chart_lines": chart.cut_to,
         "match_views": [
             match_view(sheet, competition.players_per_match, breakdown)
             for sheet in competition_match_sheets(competition, latest=MATCHES_ON_PAGE)
@@ -225,7 +224,7 @@ def competition_page(competition: Competition, *, may_run: bool) -> dict[str, An
         "entrants_on_page": ENTRANTS_ON_PAGE,
         "entrants_url": competition_list_url("entrant", competition),
         "progress": progress,
-        "rating_chart": rating_chart(competition, entrant_ids=charted),
+        "rating_chart": chart.lines,
         "rating_chart_axis": rating_chart_axis(competition),
         "head_to_head": head_to_head_lines(competition),
         "breakdown": breakdown,

@@ -53,6 +53,8 @@ class EntryBox:
     entrant: Entrant | None
     #: Whether they may open its manage page.
     organiser: bool
+    #: Whether their place is in an open challenge, which must be decided before they may leave.
+    challenged: bool = False
 
     @property
     def can_enter(self) -> bool:
@@ -60,7 +62,7 @@ class EntryBox:
 
     @property
     def can_leave(self) -> bool:
-        return self.entrant is not None and self.entries_open
+        return self.entrant is not None and self.entries_open and not self.challenged
 
 
 def takes_entrants(competition: Competition) -> bool:
@@ -71,7 +73,7 @@ def takes_entrants(competition: Competition) -> bool:
 
 
 def entry_box(competition: Competition, player: Player | None) -> EntryBox:
-    """What the person ``player`` (None: a visitor) may do about entering; a fixed four queries at most."""
+    """What the person ``player`` (None: a visitor) may do about entering; a fixed five queries at most."""
     counts = Entrant.objects.filter(competition=competition).aggregate(
         all=Count("id"), playing=Count("id", filter=Q(left_at__isnull=True))
     )
@@ -91,6 +93,7 @@ def entry_box(competition: Competition, player: Player | None) -> EntryBox:
         member=member,
         entrant=entrant,
         organiser=organiser,
+        challenged=entrant is not None and entrant.challenge_sides.filter(open=True).exists(),
     )
 
 

@@ -6,9 +6,10 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Count, Min, Prefetch, QuerySet
 
 from engine.match import seating_for
 from league.models import BotVersion, Player
@@ -74,6 +75,21 @@ def failed_matches(competition: Competition) -> list[Match]:
         .prefetch_related(Prefetch("participants", queryset=participants))
         .order_by("round__number", "number")
     )
+
+
+@dataclass(frozen=True)
+class Waiting:
+    """Bots' matches sent to the workers and not yet picked up."""
+
+    count: int
+    since: datetime | None
+
+
+def waiting_for_workers(competition: Competition) -> Waiting:
+    found = Match.objects.filter(
+        competition=competition, status=Match.Status.PENDING, queued_at__isnull=False
+    ).aggregate(count=Count("id"), since=Min("queued_at"))
+    return Waiting(count=found["count"], since=found["since"])
 
 
 @dataclass(frozen=True)

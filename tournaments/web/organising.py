@@ -31,7 +31,7 @@ from tournaments.services.competitions import (
     entrant_join,
     entrant_withdraw,
 )
-from tournaments.services.play import match_retry
+from tournaments.services.play import competition_play_now, match_retry
 from tournaments.services.transcripts import transcript_accept, transcript_void
 from tournaments.web.competition_forms import (
     ChooseForm,
@@ -41,7 +41,7 @@ from tournaments.web.competition_forms import (
     new_competition_form,
 )
 from tournaments.web.entrant_forms import AddBotForm, AddMemberForm, order_rows, start_order
-from tournaments.web.manage_reads import disputes_of, entrants_of, failed_matches
+from tournaments.web.manage_reads import disputes_of, entrants_of, failed_matches, waiting_for_workers
 from tournaments.web.refusals import call_for_message
 
 STATUS_WORDS: dict[str, str] = {
@@ -164,6 +164,7 @@ def competition_manage(request: HttpRequest, competition_id: int) -> HttpRespons
         "order": order_rows(order),
         "order_ids": ",".join(str(entrant.pk) for entrant in order),
         "failed": failed_matches(competition),
+        "waiting": waiting_for_workers(competition) if competition.status == Competition.Status.RUNNING else None,
         "disputes": disputes_of(competition),
         "is_open": competition.status == Competition.Status.OPEN,
         "takes_entrants": competition.status == Competition.Status.OPEN
@@ -258,6 +259,17 @@ def retry(request: HttpRequest, competition_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
+def resend(request: HttpRequest, competition_id: int) -> HttpResponse:
+    """Send the bots' matches still waiting for a worker again (a broker may have lost them)."""
+    competition, _ = _organised(request, competition_id)
+    sent = call_for_message(request, lambda: competition_play_now(competition=competition))
+    if sent is not None:
+        messages.success(request, f"Sent {sent} match{'es' if sent != 1 else ''} to be played again.")
+    return _back(competition, "waiting")
+
+
+@login_required
+@require_POST
 def settle(request: HttpRequest, competition_id: int, transcript_id: int, decision: str) -> HttpResponse:
     """Accept a transcript (the others of its game are set aside), or set one aside, giving a reason."""
     competition, player = _organised(request, competition_id)
@@ -290,6 +302,7 @@ urlpatterns: list[URLPattern] = [
     path("competitions/<int:competition_id>/manage/start/", start, name="competition-start"),
     path("competitions/<int:competition_id>/manage/cancel/", cancel, name="competition-cancel"),
     path("competitions/<int:competition_id>/manage/retry/", retry, name="competition-retry"),
+    path("competitions/<int:competition_id>/manage/resend/", resend, name="competition-resend"),
     path(
         "competitions/<int:competition_id>/manage/transcripts/<int:transcript_id>/<str:decision>/",
         settle,

@@ -14,10 +14,10 @@ from engine.games import UnknownGame
 from league.selectors import player_of_user
 from tournaments.competition_sheets import (
     head_to_head_lines,
-    rating_chart,
     rating_chart_axis,
     standings_lines,
     standings_order_note,
+    top_rating_chart,
 )
 from tournaments.formats.registry import UnknownFormat, format_of
 from tournaments.models import Competition, Match
@@ -72,11 +72,13 @@ def competition_sheet(request: HttpRequest, competition_id: int) -> HttpResponse
             format_part=format.page_part(competition, admin=False, request=request),
         )
         labels, lines = standings_lines(competition)
+        chart = top_rating_chart(competition, lines)
         context.update(
             tiebreak_labels=labels,
             standings_order=standings_order_note(competition, labels),
             standing_lines=lines,
-            rating_chart=rating_chart(competition),
+            rating_chart=chart.lines,
+            chart_lines=chart.cut_to,
             rating_chart_axis=rating_chart_axis(competition),
             head_to_head=head_to_head_lines(competition),
         )
