@@ -102,7 +102,7 @@ def test_a_game_written_down_step_by_step_is_verified_confirmed_and_recorded(
 
     deck = shuffled(get_game("punk").full_deck({}, 3), 11)
     hands = [deck[seat::3] for seat in range(3)]
-    labels = [f"{who}: hand, in any order" for who in (*names, "The engine's seat")]
+    labels = [f"{who}: hand, in any order" for who in (*names, "The dummy")]
     typo = ["QX", *hands[0][1:]]
     writer.get_by_label(labels[0]).fill(" ".join(typo))
     for label, hand in zip(labels[1:], hands[1:], strict=True):

@@ -512,9 +512,14 @@ def test_a_clock_the_form_cannot_read_is_refused_in_words_keeping_what_was_typed
 
 
 def test_the_manage_page_shows_a_stored_clock_in_words(signed_in: Client, club: Club, organiser: Player) -> None:
-    competition = CompetitionFactory(club=club, move_seconds=259_200)
+    competition = CompetitionFactory(club=club, move_seconds=259_200, game_seconds=2 * 259_200)
     html = signed_in.get(manage_url(competition)).content.decode()
     assert 'value="3 days"' in html and "259200" not in html
+    assert "write it in words, for example 90 seconds" in html
+    # Once entries close the clocks are fixed, and said in words too.
+    Competition.objects.filter(pk=competition.pk).update(status=Competition.Status.RUNNING)
+    fixed = signed_in.get(manage_url(competition)).content.decode()
+    assert "6 days" in fixed and "518400" not in fixed
 
 
 def test_the_rules_are_offered_in_the_game_s_words(signed_in: Client, club: Club) -> None:

@@ -32,8 +32,8 @@ def sentence(words: str) -> SafeString:
 
 def setting_fields(spec: Spec, *, competitions: QuerySet[Competition]) -> dict[str, forms.Field]:
     fields = form_fields(spec, competitions=competitions)
-    for setting in spec:
-        fields[setting.name].help_text = sentence(setting.help)
+    for field in fields.values():
+        field.help_text = sentence(str(field.help_text))
     return fields
 
 

@@ -10,7 +10,7 @@ from django import forms
 from django.db.models import QuerySet
 
 from league.models import BotVersion
-from tournaments.formats.durations import SecondsField
+from tournaments.formats.durations import EXAMPLES, SecondsField
 from tournaments.formats.spec import (
     BotVersionRef,
     Choice,
@@ -34,6 +34,7 @@ def form_field(setting: Setting, *, competitions: QuerySet[Competition] | None =
         "required": not setting.nullable,
     }
     if isinstance(setting, Seconds):
+        common["help_text"] = f"{setting.help}; write it in words, {EXAMPLES}"
         return SecondsField(minimum=setting.minimum, maximum=setting.maximum, **common)
     if isinstance(setting, WholeNumber):
         return forms.IntegerField(min_value=setting.minimum, max_value=setting.maximum, **common)

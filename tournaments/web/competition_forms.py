@@ -25,9 +25,10 @@ from tournaments.admin.competition_fieldsets import PEOPLE_FIELDS
 from tournaments.admin.setting_fields import in_words, setting_fields
 from tournaments.formats.base import Format
 from tournaments.formats.common import COMPETITION_SETTINGS, competition_spec
+from tournaments.formats.durations import seconds_in_words
 from tournaments.formats.form_fields import initial_values, setting_values
 from tournaments.formats.registry import all_formats
-from tournaments.formats.spec import Changes, Choice, Setting, Spec
+from tournaments.formats.spec import Changes, Choice, Seconds, Setting, Spec
 from tournaments.models import Competition
 from tournaments.services.competition_settings import current_settings
 from tournaments.web.refusals import call_for_form
@@ -300,4 +301,6 @@ def shown_value(setting: Setting, value: object) -> str:
         return words.get("", "Not set")
     if isinstance(value, bool):
         return "Yes" if value else "No"
+    if isinstance(setting, Seconds) and isinstance(value, int):
+        return seconds_in_words(value)
     return words.get(value, str(value))

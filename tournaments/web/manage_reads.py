@@ -16,6 +16,7 @@ from league.models import BotVersion, Player
 from tournaments.models import Competition, Entrant, Match, MatchParticipant, Transcript, TranscriptEvent
 from tournaments.selectors import competition_entrants
 from tournaments.services.transcripts import OPEN_STATUSES, competition_disputes
+from tournaments.web.transcript_builder import UNSEATED
 
 #: How a transcript's state reads on the page.
 TRANSCRIPT_WORDS: dict[str, str] = {
@@ -125,7 +126,7 @@ def _result_lines(record: Mapping[str, Any], game_number: int, names: list[str])
         enumerate(ranks), key=lambda pair: (pair[1] if isinstance(pair[1], int) else len(ranks), pair[0])
     ):
         who = seats[seat] if seat < len(seats) else None
-        name = names[who] if who is not None else "the engine's seat"
+        name = names[who] if who is not None else UNSEATED
         score = f", {scores[seat]} points" if isinstance(scores, list) and seat < len(scores) else ""
         lines.append(f"{PLACES.get(rank, f'{rank}th')}: {name}{score}")
     return lines

@@ -29,6 +29,8 @@ from engine.verify import ReplayError, replay
 
 #: More steps than any game of the engine's takes without a person deciding (a safeguard, not a rule).
 MAX_ENGINE_STEPS = 10_000
+#: A seat nobody sits in, which the rules play (Punk's dummy), as the pages name it.
+UNSEATED = "the dummy"
 
 
 class DraftProblem(Exception):
@@ -132,7 +134,7 @@ class Table:
 
     def seat_name(self, seat: int) -> str:
         who = self.seating[seat] if 0 <= seat < len(self.seating) else None
-        return "the engine's seat" if who is None else self.names[who]
+        return UNSEATED if who is None else self.names[who]
 
     @property
     def seat_names(self) -> list[str]:

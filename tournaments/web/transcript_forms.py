@@ -44,8 +44,8 @@ class UploadForm(forms.Form):
 
     record = forms.FileField(
         label="Record file",
-        help_text="The game's record (a JSON file), as the engine's play command writes it with --out. "
-        "Check it first with: python -m engine verify FILE",
+        help_text="A file of the game, if you have one: a .json record made with the club's game program. "
+        "No file? Enter the game step by step above instead.",
     )
 
     def __init__(self, *args: Any, games: int, **kwargs: Any) -> None:

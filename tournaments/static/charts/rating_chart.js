@@ -23,8 +23,9 @@
     ...[HOUR, 3 * HOUR, 6 * HOUR, 12 * HOUR],
     ...[DAY, 2 * DAY, 7 * DAY, 30 * DAY, 91 * DAY, 365 * DAY],
   ];
-  // The most ticks the axis has room for at the pages' widths.
-  const MOST_TICKS = 12;
+  // The most ticks the axis has room for: a clock time ("14:56:05") takes about 70 px, so a phone's chart
+  // takes four and a desk's a dozen, rather than labels written over each other.
+  const MOST_TICKS = Math.min(12, Math.max(3, Math.floor((canvas.parentElement || canvas).clientWidth / 70)));
   const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
   const two = (n) => String(n).padStart(2, "0");
   const dayOf = (d) => `${d.getDate()} ${MONTHS[d.getMonth()]}`;
