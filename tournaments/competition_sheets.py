@@ -154,7 +154,8 @@ class HeadToHeadLine:
 
 
 def head_to_head_lines(competition: Competition) -> tuple[list[str], list[HeadToHeadLine]]:
-    """The column names and the matrix's lines; nothing for a competition too large to show."""
+    """The column names and the matrix's lines; nothing for a competition too large to show, or before any
+    match is played."""
     if competition.entrants.count() > MATRIX_ON_PAGE:
         return [], []
     table = head_to_head(competition)
@@ -165,4 +166,9 @@ def head_to_head_lines(competition: Competition) -> tuple[list[str], list[HeadTo
         )
         for row in table.rows
     ]
+    met = any(
+        cell is not None and (cell.ahead or cell.level or cell.behind) for row in table.rows for cell in row.cells
+    )
+    if not met:
+        return [], []  # before any match: a grid of dots and noughts says nothing
     return [entrant.name for entrant in table.entrants], lines

@@ -208,7 +208,7 @@ def test_an_organiser_settles_a_disputed_game(page: Page, live_server: Any, club
     check_page(page, "organise-dispute")
     page.get_by_label("Note for the players (optional)").nth(1).fill("Both agree on Ben's")
     page.get_by_role("button", name="Accept this version").nth(1).click()
-    page.get_by_text("Accepted Ben's transcript of game 1.").wait_for()
+    page.get_by_text("Accepted Ben's version of game 1.").wait_for()
     check_page(page, "organise-dispute-settled")
     listed = api(secretary).get(f"/api/matches/{match.pk}/transcripts/").json()
     assert {t["number"]: t["status"] for t in listed} == {disputed.number: "voided", other.number: "accepted"}

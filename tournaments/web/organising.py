@@ -279,13 +279,13 @@ def settle(request: HttpRequest, competition_id: int, transcript_id: int, decisi
         call_for_message(
             request,
             lambda: transcript_accept(transcript=transcript, player=player, note=note),
-            done=f"Accepted {transcript.submitted_by.display_name}'s transcript of game {transcript.game_number + 1}.",
+            done=f"Accepted {transcript.submitted_by.display_name}'s version of game {transcript.game_number + 1}.",
         )
     else:
         call_for_message(
             request,
             lambda: transcript_void(transcript=transcript, player=player, reason=note),
-            done=f"Set aside {transcript.submitted_by.display_name}'s transcript of game {transcript.game_number + 1}.",
+            done=f"Set aside {transcript.submitted_by.display_name}'s version of game {transcript.game_number + 1}.",
         )
     return _back(competition, "disputes")
 

@@ -190,5 +190,5 @@ class DisputeForm(forms.Form):
         label="What is wrong with it",
         max_length=2000,
         widget=forms.Textarea(attrs={"rows": 3}),
-        help_text="The competition's organisers read this and decide which transcript stands.",
+        help_text="The competition's organisers read this and decide which version stands.",
     )

@@ -319,7 +319,7 @@
     const of = table.best_of ? `of at most ${games} (best of ${games})` : `of ${games}`;
     $("game-number").textContent = table.status !== "done" ? `Game ${number} ${of}.`
       : table.best_of && played < games ? `Decided after ${played} game${played === 1 ? "" : "s"}.`
-      : `All ${games} game${games === 1 ? "" : "s"} played.`;
+      : games === 1 ? "The game is played." : `All ${games} games played.`;
     $("finished").replaceChildren(...(table.finished_games || []).map((game) =>
       el("li", { dataset: { game: game.number } }, describeResult(game))));
   }
