@@ -25,10 +25,13 @@ from datetime import timedelta
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import F
+from django.urls import reverse
 from django.utils import timezone
 
 from league.errors import Conflict
 from league.models import Club, Invitation, JoinRequest, Membership, PersonalInvitation, Player
+from league.notifications.kinds import Kind
+from league.notifications.services import notify
 from league.organiser_staff import staff_follows_organiser_role
 
 #: An invitation lives at most this long, and at least an hour.
@@ -62,6 +65,17 @@ def admit(club: Club, player: Player, role: str) -> Membership:
         raise Conflict(f"you are already a member of {club.name}") from None
 
 
+def _tell_organisers(club: Club, player: Player, note: str) -> None:
+    notify(
+        players=club.memberships.filter(role=Membership.Role.ORGANISER).values_list("player_id", flat=True),
+        kind=Kind.JOIN_REQUEST,
+        title=f"{player.display_name} asks to join {club.name}",
+        body=f"Their note: “{note.strip()}”" if note.strip() else "Accept or decline the request.",
+        link=reverse("site:club-requests", args=[club.slug]),
+        club=club,
+    )
+
+
 def club_join(*, club: Club, player: Player, note: str = "") -> Joined:
     """Join an open club at once, or ask to join one that admits by request (asking again returns the request)."""
     _refuse_member(club, player)
@@ -73,7 +87,9 @@ def club_join(*, club: Club, player: Player, note: str = "") -> Joined:
             return Joined(request=pending)
         try:
             with transaction.atomic():
-                return Joined(request=JoinRequest.objects.create(club=club, player=player, note=note))
+                request = JoinRequest.objects.create(club=club, player=player, note=note)
+                _tell_organisers(club, player, note)
+                return Joined(request=request)
         except IntegrityError:  # the same person asked twice at once: the other ask made it
             return Joined(request=JoinRequest.objects.get(club=club, player=player, status=JoinRequest.Status.PENDING))
     raise PermissionDenied(f"{club.name} admits members by invitation only: ask one of its organisers for a code")

@@ -285,3 +285,8 @@ class PersonalInvitation(models.Model):
 
     def __str__(self) -> str:
         return f"{self.player} invited to {self.club} as {self.role} ({self.status})"
+
+
+# The notifications' models live with their service (league/notifications/); imported here so that the league
+# app, which owns them, finds them.
+from league.notifications.models import Notification, NotificationSetting  # noqa: E402, F401

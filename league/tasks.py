@@ -1,10 +1,12 @@
-"""Celery tasks for bots: thin wrappers that take ids and call services (DESIGN.md, "Thin tasks")."""
+"""Celery tasks for bots and notifications: thin wrappers that take ids and call services (DESIGN.md, "Thin
+tasks")."""
 
 from __future__ import annotations
 
 from celery import shared_task
 
 from config.database_outages import sweep
+from league.notifications.mail import send_due_mail
 from league.validation import bot_version_validate, validations_reap
 
 
@@ -17,3 +19,9 @@ def validate_bot_version(version_id: int) -> None:
 @shared_task
 def reap_validations() -> None:
     sweep(validations_reap)
+
+
+@shared_task
+def send_notification_mail() -> None:
+    """The mail sweep (league/notifications/mail.py): each person due a mail gets one, gathering what waits."""
+    sweep(send_due_mail)

@@ -16,6 +16,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
+from django.urls import reverse
 from django.utils import timezone
 
 from config.background import enqueue_on_commit, queue_lost_some
@@ -28,6 +29,8 @@ from engine.runner import play_game
 from engine.sandbox import SandboxUnavailable
 from league.agents import VersionBots
 from league.models import BotVersion
+from league.notifications.kinds import Kind
+from league.notifications.services import notify
 
 log = logging.getLogger(__name__)
 
@@ -109,9 +112,19 @@ def bot_version_validate(*, version_id: int) -> BotVersion | None:
             False, f"the validation itself failed (internal error: {type(exc).__name__}); upload again", ""
         )
     status = BotVersion.Status.READY if verdict.ready else BotVersion.Status.FAILED
-    BotVersion.objects.filter(pk=version.pk, status=BotVersion.Status.PENDING).update(
-        status=status, status_detail=verdict.detail[:4000], log=verdict.log[: settings.BOT_LOG_BYTES + 200]
-    )
+    with transaction.atomic():
+        decided = BotVersion.objects.filter(pk=version.pk, status=BotVersion.Status.PENDING).update(
+            status=status, status_detail=verdict.detail[:4000], log=verdict.log[: settings.BOT_LOG_BYTES + 200]
+        )
+        # Once, by whichever delivery of the task decided it.
+        if decided and not verdict.ready:
+            notify(
+                players=[version.bot.owner_id],
+                kind=Kind.BOT_REFUSED,
+                title=f"Version {version.number} of {version.bot.name} failed its test game",
+                body=verdict.detail[:300],
+                link=reverse("site:bot", args=[version.bot_id]),
+            )
     version.refresh_from_db()
     return version
 

@@ -94,6 +94,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "league.notifications.context.unread_notifications",
             ],
         },
     },
@@ -230,6 +231,17 @@ EMAIL_USE_TLS = _email.use_tls
 EMAIL_USE_SSL = _email.use_ssl
 EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10)
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "Card club <noreply@localhost>")
+# The site's address as people reach it, for links in mails and calendars (which no request carries).
+SITE_URL = env_str("SITE_URL", "http://127.0.0.1:8000").rstrip("/")
+if not SITE_URL.startswith(("http://", "https://")):
+    raise ImproperlyConfigured(f"SITE_URL={SITE_URL!r}: give the site's address, starting http:// or https://")
+# Notifications by mail (docs/notifications.md): a person's waiting notifications go out together once the first
+# has waited NOTIFY_MAIL_GATHER_SECONDS, and at most one mail every NOTIFY_MAIL_GAP_SECONDS, so that a busy
+# evening is one mail, not forty.
+NOTIFY_MAIL_GATHER_SECONDS = env_int("NOTIFY_MAIL_GATHER_SECONDS", 300)
+NOTIFY_MAIL_GAP_SECONDS = env_int("NOTIFY_MAIL_GAP_SECONDS", 3600)
+if NOTIFY_MAIL_GATHER_SECONDS < 0 or NOTIFY_MAIL_GAP_SECONDS < 0:
+    raise ImproperlyConfigured("NOTIFY_MAIL_GATHER_SECONDS and NOTIFY_MAIL_GAP_SECONDS must be 0 or more")
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
@@ -385,6 +397,10 @@ CELERY_BEAT_SCHEDULE = {
     "live-clocks": {
         "task": "tournaments.tasks.enforce_live_clocks",
         "schedule": float(env_int("LIVE_CLOCK_SECONDS", 2)),
+    },
+    "notification-mail": {
+        "task": "league.tasks.send_notification_mail",
+        "schedule": float(env_int("NOTIFY_MAIL_SWEEP_SECONDS", 60)),
     },
 }
 # A rating ladder's tick pairs at most this many matches per ladder (each bot plays at most one a round).

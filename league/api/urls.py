@@ -7,6 +7,7 @@ from rest_framework.routers import SimpleRouter
 from league.api.bots import BotVersionViewSet, BotViewSet
 from league.api.clubs import ClubViewSet, MembershipViewSet
 from league.api.joining import ClubInvitationViewSet, InvitationViewSet, JoinRequestViewSet
+from league.api.notifications import NotificationViewSet
 from league.api.personal_invitations import ClubPersonalInvitationViewSet, MyInvitationViewSet
 from league.api.players import PlayerViewSet
 
@@ -25,5 +26,6 @@ router.register(
     "clubs/<int:club_pk>/personal-invitations", ClubPersonalInvitationViewSet, basename="club-personal-invitation"
 )
 router.register("invitations", InvitationViewSet, basename="invitation")
+router.register("notifications", NotificationViewSet, basename="notification")
 
 urlpatterns = router.urls

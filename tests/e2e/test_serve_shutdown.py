@@ -17,8 +17,9 @@ import pytest
 from tests.e2e.nodes import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
-#: serve.py gives the worker 5 s to finish its tasks before killing it.
-STOPPED_WITHIN = 12
+#: serve.py gives the worker 5 s to finish its tasks before killing it; the rest is the start-up and the stop of
+#: two Python processes, which a machine busy with other work (CI's other jobs) has taken up to 9 s more for.
+STOPPED_WITHIN = 20
 
 
 def children(pid: int) -> list[int]:

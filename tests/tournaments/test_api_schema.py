@@ -53,6 +53,10 @@ MAIN_PATHS = {
     "/api/players/me/invitations/": {"get"},
     "/api/players/me/invitations/{id}/accept/": {"post"},
     "/api/players/me/invitations/{id}/decline/": {"post"},
+    # The caller's notifications (issue 24).
+    "/api/notifications/": {"get"},
+    "/api/notifications/read/": {"post"},
+    "/api/notifications/{id}/read/": {"post"},
     "/api/tournaments/": {"get", "post"},
     "/api/tournaments/{id}/": {"get", "patch"},
     "/api/tournaments/{id}/start/": {"post"},
@@ -186,6 +190,8 @@ WRITES_NEVER_400 = {
     ("post", "/api/players/me/invitations/{id}/accept/"),
     ("post", "/api/players/me/invitations/{id}/decline/"),
     ("post", "/api/tournaments/{competition_pk}/challenges/{number}/withdraw/"),
+    ("post", "/api/notifications/{id}/read/"),
+    ("post", "/api/notifications/read/"),
 }
 #: Operations that need no authentication at all: the token endpoint reads credentials from its body, and
 #: anyone may sign up.

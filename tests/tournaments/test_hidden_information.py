@@ -34,6 +34,8 @@ from engine.record import Record
 from engine.referee import LiveGame
 from engine.verify import verify
 from league.models import Membership, Player
+from league.notifications.mail import EVERY_KIND, unsubscribe_token
+from league.notifications.models import Notification
 from tests.factories import MembershipFactory, PlayerFactory, UserFactory
 from tests.tournaments.hidden_support import (
     Secrets,
@@ -210,6 +212,12 @@ class Walk:
             "requests": [MISSING],
             "answer": [1],
             "decision": [1],
+            # What the people were told (issue 24): each viewer walks everyone's, and the links that stop mail.
+            "notifications": [
+                *Notification.objects.filter(player_id__in=players).values_list("pk", flat=True),
+                MISSING,
+            ],
+            "unsubscribe": [unsubscribe_token(player, EVERY_KIND) for player in players],
         }
 
     def every_path(self, viewer: Viewer) -> list[str]:

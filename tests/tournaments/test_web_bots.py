@@ -146,7 +146,7 @@ def test_my_bots_costs_the_same_queries_for_many_bots(
         for number in range(1, 4):
             BotVersionFactory(bot=bot, number=number)
     # The session, the user, the player and the bots with their latest versions.
-    with django_assert_num_queries(4):
+    with django_assert_num_queries(5):
         page = client.get(reverse("site:bots"))
     assert len(page.context["bot_lines"]) == 6
 
@@ -244,11 +244,11 @@ def test_a_bots_page_costs_the_same_queries_for_many_versions_and_matches(
         BotVersionFactory(bot=bot, number=number, status="pending" if number == 7 else "ready")
     signed_in(client, ann)
     # Session, user, bot; its versions, the newest's log; the matches' count, page and tables.
-    with django_assert_num_queries(8):
+    with django_assert_num_queries(9):
         page = client.get(reverse("site:bot", args=[bot.pk]))
     assert len(page.context["version_lines"]) == 7 and len(page.context["match_lines"]) == 3
     played_matches(bot, 3)
-    with django_assert_num_queries(8):
+    with django_assert_num_queries(9):
         page = client.get(reverse("site:bot", args=[bot.pk]))
     assert len(page.context["match_lines"]) == 6
 
@@ -445,10 +445,10 @@ def test_the_new_version_page_and_a_versions_page_cost_a_fixed_number_of_queries
     for number in range(1, 6):
         BotVersionFactory(bot=bot, number=number)
     signed_in(client, ann)
-    # The session, the user and the bot: the strategies come from the engine.
-    with django_assert_num_queries(3):
-        assert client.get(reverse("site:bot-version-new", args=[bot.pk])).status_code == 200
+    # The session, the user, the bot and the unread count: the strategies come from the engine.
     with django_assert_num_queries(4):
+        assert client.get(reverse("site:bot-version-new", args=[bot.pk])).status_code == 200
+    with django_assert_num_queries(5):
         assert client.get(reverse("site:bot-version", args=[bot.pk, 3])).status_code == 200
     # The versions part: the session, the user, the bot, its versions and the newest one's log.
     with django_assert_num_queries(5):

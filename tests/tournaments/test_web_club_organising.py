@@ -143,7 +143,7 @@ def test_the_members_page_costs_the_same_queries_for_many_members(
     for n in range(6):
         member(club, f"m{n}")
     # session, user, club, player, role, how many members, the page of them
-    with django_assert_num_queries(7):  # type: ignore[operator]
+    with django_assert_num_queries(8):  # type: ignore[operator]
         page = organiser.get(reverse("site:club-members", args=["chess"]))
     assert page.content.decode().count("Change role</button>") == 7
 
@@ -227,7 +227,7 @@ def test_the_invitations_page_costs_the_same_queries_for_many_links(
     for n in range(4):
         invitation_create(club=club, created_by=olga, max_uses=n + 1)
         club_invite(club=club, player=person(f"p{n}"), role="member", invited_by=olga)
-    with django_assert_num_queries(7):  # type: ignore[operator]  # session, user, club, player, role, links, offers
+    with django_assert_num_queries(8):  # type: ignore[operator]  # session, user, club, player, role, links, offers, unread
         page = organiser.get(reverse("site:club-invitations", args=["chess"]))
     assert page.content.decode().count("Copy link") == 4
 
@@ -258,6 +258,6 @@ def test_the_requests_page_costs_the_same_queries_for_many_requests(
     for n in range(5):
         JoinRequest.objects.create(club=club, player=person(f"p{n}"), note=f"note {n}")
     # session, user, club, player, role, how many wait, the page of them
-    with django_assert_num_queries(7):  # type: ignore[operator]
+    with django_assert_num_queries(8):  # type: ignore[operator]
         page = organiser.get(reverse("site:club-requests", args=["chess"]))
     assert page.content.decode().count("Decline</button>") == 5

@@ -375,7 +375,7 @@ def test_the_ladder_page_costs_the_same_queries_however_many_players(
     visitor = Client()
     with django_assert_num_queries(14):
         assert visitor.get(page_of(ladder)).status_code == 200
-    with django_assert_num_queries(26):
+    with django_assert_num_queries(27):
         page = viewer.get(page_of(ladder))
     assert page.status_code == 200 and "You are in place" in page.text
 
@@ -389,5 +389,5 @@ def test_an_open_competition_page_costs_the_same_queries_however_many_players(
         entrant_join(competition=competition, player=person(riverside.club, f"p{i}"))
     EntrantFactory(competition=competition)
     viewer = signed_in(riverside.organiser)
-    with django_assert_num_queries(18):
+    with django_assert_num_queries(19):
         assert viewer.get(page_of(competition)).status_code == 200

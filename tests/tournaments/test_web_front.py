@@ -233,11 +233,11 @@ def test_the_dashboard_costs_the_same_queries_however_much_needs_the_member(djan
         return sum(1 for m in my_matches(player=ann) if m["my_turn"]) + 3 * rows
 
     scene(2)
-    with django_assert_num_queries(14):
+    with django_assert_num_queries(15):
         html = page_of(client)
     assert section(html, "needs-you").count('class="urgent"') == urgent(2)
     scene(4)
-    with django_assert_num_queries(14):
+    with django_assert_num_queries(15):
         html = page_of(client)
     assert section(html, "needs-you").count('class="urgent"') == urgent(6)
     assert section(html, "my-clubs").count("<li>") == 7

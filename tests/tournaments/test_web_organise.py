@@ -413,12 +413,12 @@ def test_an_organiser_settles_a_dispute_between_two_transcripts(client: Client, 
     assert [s.transcript.pk for s in summaries] == [first.pk, second.pk]
     assert all(line.startswith(("1st", "2nd")) for s in summaries for line in s.result)
     # The disputes read a fixed number of queries: a third version of the game costs none more.
-    with django_assert_num_queries(13):
+    with django_assert_num_queries(14):
         client.get(manage_url(competition))
     Transcript.objects.create(
         match=match, number=3, submitted_by=ann, record=table_record(match, seed=3), status=Transcript.Status.VERIFIED
     )
-    with django_assert_num_queries(13):
+    with django_assert_num_queries(14):
         assert len(client.get(manage_url(competition)).context["disputes"][0].transcripts) == 3
     refused = client.post(
         reverse("site:competition-settle", args=[competition.pk, second.pk, "void"]), {"note": ""}, follow=True
@@ -448,7 +448,7 @@ def test_the_manage_page_s_queries_do_not_grow_with_its_rows(
         entrant_join(competition=competition, player=member)
         BotVersionFactory(bot=BotFactory(owner=member, game="war"))
         person(club, f"waiting{n}")
-    _manage_queries(signed_in, competition, django_assert_num_queries, 11)
+    _manage_queries(signed_in, competition, django_assert_num_queries, 12)
 
 
 @pytest.mark.parametrize("rows", [2, 8])
@@ -457,9 +457,9 @@ def test_the_new_competition_pages_queries_are_fixed(
 ) -> None:
     for n in range(rows):
         CompetitionFactory(club=club, game="war", name=f"old {n}")
-    with django_assert_num_queries(5):
+    with django_assert_num_queries(6):
         assert signed_in.get(new_url(club)).status_code == 200
-    with django_assert_num_queries(7):
+    with django_assert_num_queries(8):
         assert signed_in.get(new_url(club), {"game": "war", "format": "single_elimination"}).status_code == 200
 
 
@@ -473,7 +473,7 @@ def test_a_running_competition_s_failed_matches_do_not_add_queries(
     Match.objects.filter(competition=competition).update(
         status=Match.Status.ERROR, error="x", finished_at=timezone.now()
     )
-    _manage_queries(signed_in, competition, django_assert_num_queries, 10)  # and the matches waiting for a worker
+    _manage_queries(signed_in, competition, django_assert_num_queries, 11)  # and the matches waiting for a worker
 
 
 # --- Times in words -----------------------------------------------------------------------------------------

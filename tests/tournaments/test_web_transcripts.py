@@ -370,13 +370,13 @@ def test_the_page_costs_the_same_queries_with_many_transcripts(
     with django_capture_on_commit_callbacks(execute=True):
         upload(client, match, json.dumps(table_record(match, 0, seed=1)).encode())
     client.get(page_url(match))
-    with django_assert_num_queries(10):
+    with django_assert_num_queries(11):
         client.get(page_url(match))
     with django_capture_on_commit_callbacks(execute=True):
         for seed in range(2, 6):
             upload(client, match, json.dumps(table_record(match, seed % 3, seed=seed)).encode())
     signed_in(players[1]).post(page_url(match, "transcript-confirm", 2))
-    with django_assert_num_queries(10):
+    with django_assert_num_queries(11):
         client.get(page_url(match))
 
 

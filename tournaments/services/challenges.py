@@ -22,6 +22,7 @@ from django.utils import timezone
 
 from league.errors import Conflict
 from league.models import Player
+from tournaments import notices
 from tournaments.formats.challenge_ladder import challenge_ladder_required
 from tournaments.formats.values import whole_setting
 from tournaments.ladder_places import within_reach
@@ -91,6 +92,7 @@ def challenge_issue(
             # Another challenge took one of them between the check and here (the check ran under the
             # competition's lock, so only a write that skipped it could): the constraint still holds.
             raise Conflict("one of these entrants is already in a challenge") from None
+        notices.challenged(locked, challenge, sides)
         if all(side.accepted_at is not None for side in sides):
             _start_match(locked, challenge, sides)
     return challenge
@@ -166,6 +168,7 @@ def challenge_accept(*, competition: Competition, number: int, defender: Entrant
         side.accepted_at = timezone.now()
         side.save(update_fields=["accepted_at"])
         if all(s.accepted_at is not None for s in sides):
+            notices.challenge_answered(locked, challenge, sides, "accepted")
             _start_match(locked, challenge, sides)
     return challenge
 
@@ -181,6 +184,7 @@ def challenge_decline(*, competition: Competition, number: int, defender: Entran
         decide_by_forfeit(
             locked, challenge, sides, {side.entrant_id}, Challenge.Status.DECLINED, f"{defender.name} declined"
         )
+        notices.challenge_answered(locked, challenge, sides, "declined")
     return challenge
 
 
@@ -192,6 +196,7 @@ def challenge_withdraw(*, competition: Competition, number: int) -> Challenge:
         if challenge.status != Challenge.Status.ISSUED:
             raise Conflict(f"challenge {number} was accepted: it is decided by its match now")
         close(challenge, sides, Challenge.Status.WITHDRAWN, f"{challenge.challenger.name} withdrew the challenge")
+        notices.challenge_answered(locked, challenge, sides, "withdrawn")
     return challenge
 
 

@@ -18,6 +18,7 @@ from django.utils import timezone
 from engine.errors import EngineError
 from engine.games import game_names, get_game, seats_for
 from league.models import BotVersion, Club, Membership, Player
+from tournaments import notices
 from tournaments.formats.registry import DEFAULT_FORMAT, chosen_format, format_of
 from tournaments.models import Competition, Entrant, Match, Standing
 from tournaments.services.challenge_decisions import challenges_cancel, table_changed
@@ -189,6 +190,7 @@ def competition_start(*, competition: Competition, order: Sequence[int] | None =
         locked.status = Competition.Status.RUNNING
         locked.started_at = timezone.now()
         locked.save(update_fields=["status", "started_at", "settings"])
+        notices.competition_started(locked)
         if format.pairs_round_by_round:
             first_round = locked.rounds.order_by("number").first()
             if first_round is not None:

@@ -25,6 +25,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from engine.rng import derive_seed
+from tournaments import notices
 from tournaments.formats.rating_ladder import running_rating_ladders
 from tournaments.formats.values import whole_setting
 from tournaments.models import Competition, Entrant, MatchParticipant, Standing
@@ -55,6 +56,7 @@ def rating_ladder_tick(*, competition_id: int) -> int:
             competition.status = Competition.Status.FINISHED
             competition.finished_at = timezone.now()
             competition.save(update_fields=["status", "finished_at"])
+            notices.competition_finished(competition.pk)
             return 0
         _retired_leave(competition)
         tables = _pair(competition, last + 1)

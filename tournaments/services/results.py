@@ -16,9 +16,11 @@ from engine.games.profile import LeagueProfile, Row
 from engine.match import GamePlayed, MatchResult
 from league.ratings import Skill, rate
 from league.standings import FIGURE_COLUMNS
+from tournaments import notices
 from tournaments.formats.registry import get_format
 from tournaments.models import (
     Competition,
+    Entrant,
     Match,
     MatchParticipant,
     MatchSet,
@@ -60,6 +62,8 @@ class _Locked(NamedTuple):
 class _Seat(NamedTuple):
     participant_id: int
     entrant_id: int
+    #: The person playing the seat; None for a bot.
+    player_id: int | None
 
 
 class _NotRecordable(Exception):
@@ -150,6 +154,10 @@ def _record(match: Match, result: MatchResult) -> Match:
                 status=Competition.Status.FINISHED, finished_at=timezone.now()
             )
             format.finished(competition.id)
+            notices.competition_finished(competition.id)
+        # A bots' match tells no one (tournaments/notices.py): it costs no query here.
+        if any(seat.player_id is not None for seat in seats):
+            notices.match_recorded(match.pk)
         transaction.on_commit(lambda: publish_results_version(competition.id, version))
     match.status, match.error, match.finished_at = Match.Status.DONE, "", finished_at
     return match
@@ -172,17 +180,20 @@ def _lock_clause() -> str:
 def _competition_and_seats(cursor: SqlCursor, match_id: int) -> tuple[_Competition, list[_Seat]]:
     """The competition's fixed fields and the match's seats in order; neither changes once the match exists."""
     cursor.execute(
-        f"SELECT c.id, c.game, c.format, c.players_per_match, p.id, p.entrant_id "
+        f"SELECT c.id, c.game, c.format, c.players_per_match, p.id, p.entrant_id, e.player_id "
         f"FROM {Match._meta.db_table} m "
         f"JOIN {Competition._meta.db_table} c ON c.id = m.competition_id "
-        f"LEFT JOIN {MatchParticipant._meta.db_table} p ON p.match_id = m.id WHERE m.id = %s ORDER BY p.seat",
+        f"LEFT JOIN {MatchParticipant._meta.db_table} p ON p.match_id = m.id "
+        f"LEFT JOIN {Entrant._meta.db_table} e ON e.id = p.entrant_id WHERE m.id = %s ORDER BY p.seat",
         [match_id],
     )
     rows = cursor.fetchall()
     if not rows:
         raise Match.DoesNotExist(f"match {match_id} does not exist")
     competition = _Competition(*rows[0][:4])
-    return competition, [_Seat(participant, entrant) for *_, participant, entrant in rows if participant is not None]
+    return competition, [
+        _Seat(participant, entrant, player) for *_, participant, entrant, player in rows if participant is not None
+    ]
 
 
 def _lock_competition(cursor: SqlCursor, competition_id: int) -> _Locked:

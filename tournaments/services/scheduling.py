@@ -20,6 +20,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from config.background import enqueue_on_commit, queue_lost_some
+from tournaments import notices
 from tournaments.formats.registry import format_of
 from tournaments.models import Competition, Match, Round
 from tournaments.services.live_start import live_matches_start
@@ -44,6 +45,7 @@ def matches_release(*, match_ids: Sequence[int]) -> int:
     people = matches_with_people(ids)
     if people:
         live_matches_start(match_ids=sorted(people))
+        notices.matches_ready(sorted(people))
         ids = [match_id for match_id in ids if match_id not in people]
     queued = len(people) + Match.objects.filter(id__in=ids, status=Match.Status.PENDING).update(
         queued_at=timezone.now()

@@ -42,6 +42,7 @@ from engine.match import GamePlayed, decided_early, match_result, seating_for
 from engine.record import Record
 from engine.verify import ReplayError, replay, verify
 from league.models import Player
+from tournaments import notices
 from tournaments.errors import Conflict
 from tournaments.formats.registry import format_of
 from tournaments.models import (
@@ -394,6 +395,7 @@ def transcript_dispute(*, transcript: Transcript, player: Player, note: str) -> 
             raise TranscriptConflict(f"only a verified transcript can be disputed; this one is {locked.status}")
         _check_match_open(match)
         _change(locked, to=Status.DISPUTED, actor=player, action="dispute", note=note)
+        notices.dispute_opened(locked, match, player.display_name, note)
     return locked
 
 

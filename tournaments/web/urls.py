@@ -12,6 +12,7 @@ from tournaments.web import (
     clubs,
     entering,
     front,
+    notifications,
     organising,
     people,
     transcripts,
@@ -39,4 +40,5 @@ urlpatterns: list[URLPattern | URLResolver] = [
     *entering.urlpatterns,
     *transcripts.urlpatterns,
     *bots.urlpatterns,
+    *notifications.urlpatterns,
 ]

@@ -1,0 +1,178 @@
+"""What the competitions tell people (league/notifications/): each function is called by the service of its
+event, inside that service's transaction, and names who hears of it and in which words.
+
+People only: an entrant that is a bot has nobody at a table to tell, and a bot ladder's thousands of matches
+would bury its owner's inbox (a bot's owner hears of its competitions starting and finishing, and of its
+troubles, through league/notifications' bot kinds).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from django.urls import reverse
+
+from league.models import Membership
+from league.notifications.kinds import Kind
+from league.notifications.services import notify
+from tournaments.models import Challenge, ChallengeSide, Competition, Entrant, Match, MatchParticipant, Transcript
+from tournaments.result_words import ordinal, outcome
+
+
+def _competition_link(competition_id: int) -> str:
+    return reverse("site:competition", args=[competition_id])
+
+
+def _people_of(entrants: Iterable[Entrant]) -> list[int]:
+    return [entrant.player_id for entrant in entrants if entrant.player_id is not None]
+
+
+# --- a challenge ladder ---------------------------------------------------------------------------------------
+
+
+def challenged(competition: Competition, challenge: Challenge, sides: Sequence[ChallengeSide]) -> None:
+    """The defenders who must answer: who challenged them, and by when."""
+    waiting = [side.entrant for side in sides if side.role == ChallengeSide.Role.DEFENDER and side.accepted_at is None]
+    notify(
+        players=_people_of(waiting),
+        kind=Kind.CHALLENGED,
+        title=f"{challenge.challenger.name} challenged you in {competition.name}",
+        body=f"Accept and play by {challenge.deadline:%a %d %b, %H:%M} UTC, or decline. Letting the time run out "
+        "counts as a loss.",
+        link=_competition_link(competition.pk),
+        club=competition.club_id,
+    )
+
+
+def challenge_answered(
+    competition: Competition, challenge: Challenge, sides: Sequence[ChallengeSide], how: str
+) -> None:
+    """Everyone in the challenge but whoever answered: ``how`` is "accepted", "declined" or "withdrawn"."""
+    if how == "withdrawn":
+        told = [side.entrant for side in sides if side.role == ChallengeSide.Role.DEFENDER]
+        title = f"{challenge.challenger.name} withdrew the challenge in {competition.name}"
+        body = "Nothing changes on the ladder."
+    else:
+        told = [side.entrant for side in sides if side.role == ChallengeSide.Role.CHALLENGER]
+        title = f"Your challenge in {competition.name} is {how}"
+        body = "Play the match from its table." if how == "accepted" else "You take the place by default."
+    notify(
+        players=_people_of(told),
+        kind=Kind.CHALLENGE_ANSWERED,
+        title=title,
+        body=body,
+        link=_competition_link(competition.pk),
+        club=competition.club_id,
+    )
+
+
+# --- matches and rounds ---------------------------------------------------------------------------------------
+
+
+def matches_ready(match_ids: Sequence[int]) -> None:
+    """The people of matches just paired (a round, a challenge's match): which table is theirs now."""
+    participants = (
+        MatchParticipant.objects.filter(match_id__in=match_ids, entrant__player__isnull=False)
+        .select_related("entrant", "match__competition", "match__round")
+        .order_by("match_id", "seat")
+    )
+    by_match: dict[int, list[MatchParticipant]] = {}
+    for participant in participants:
+        by_match.setdefault(participant.match_id, []).append(participant)
+    for match_id, seated in by_match.items():
+        match = seated[0].match
+        competition = match.competition
+        others = MatchParticipant.objects.filter(match_id=match_id).select_related("entrant").order_by("seat")
+        names = [p.entrant.name for p in others]
+        for participant in seated:
+            opponents = [name for name in names if name != participant.entrant.name]
+            notify(
+                players=[participant.entrant.player_id],  # type: ignore[list-item]  # filtered above
+                kind=Kind.ROUND_PAIRED,
+                title=f"Round {match.round.number} of {competition.name}: you play {', '.join(opponents)}",
+                body="Your table is open: play it from “My matches”.",
+                link=reverse("site:table", args=[match_id]),
+                club=competition.club_id,
+            )
+
+
+def match_recorded(match_id: int) -> None:
+    """The people of a match just recorded: how it ended for them."""
+    seated = list(
+        MatchParticipant.objects.filter(match_id=match_id)
+        .select_related("entrant", "match__competition", "match__round")
+        .order_by("seat")
+    )
+    if not any(p.entrant.player_id is not None for p in seated):
+        return
+    match = seated[0].match
+    competition = match.competition
+    ranked = sorted((p for p in seated if p.rank is not None), key=lambda p: (p.rank, p.seat))
+    table = ", ".join(f"{ordinal(p.rank)} {p.entrant.name}" for p in ranked)  # type: ignore[arg-type]
+    for participant in seated:
+        if participant.entrant.player_id is None or participant.rank is None:
+            continue
+        others = [p.rank for p in seated if p is not participant and p.rank is not None]
+        notify(
+            players=[participant.entrant.player_id],
+            kind=Kind.MATCH_RECORDED,
+            title=f"{outcome(participant.rank, others).words}: round {match.round.number} of {competition.name}",
+            body=f"The match is recorded: {table}." if len(seated) > 2 else "The match is recorded.",
+            link=_competition_link(competition.pk),
+            club=competition.club_id,
+        )
+
+
+# --- competitions ---------------------------------------------------------------------------------------------
+
+
+def _entrants_people_and_owners(competition_id: int) -> set[int]:
+    entrants = Entrant.objects.filter(competition_id=competition_id, left_at__isnull=True).select_related(
+        "bot_version__bot"
+    )
+    return {
+        entrant.player_id if entrant.player_id is not None else entrant.bot_version.bot.owner_id  # type: ignore[union-attr]
+        for entrant in entrants
+    }
+
+
+def competition_started(competition: Competition) -> None:
+    notify(
+        players=_entrants_people_and_owners(competition.pk),
+        kind=Kind.COMPETITION_STARTED,
+        title=f"{competition.name} has started",
+        body="The first matches are paired: see them on the competition's page.",
+        link=_competition_link(competition.pk),
+        club=competition.club_id,
+    )
+
+
+def competition_finished(competition_id: int) -> None:
+    competition = Competition.objects.get(pk=competition_id)
+    notify(
+        players=_entrants_people_and_owners(competition_id),
+        kind=Kind.COMPETITION_FINISHED,
+        title=f"{competition.name} is finished",
+        body="The final standings are on the competition's page.",
+        link=_competition_link(competition_id),
+        club=competition.club_id,
+    )
+
+
+# --- written-down games ---------------------------------------------------------------------------------------
+
+
+def dispute_opened(transcript: Transcript, match: Match, by_name: str, note: str) -> None:
+    """The organisers and referees of the club, who settle it."""
+    competition = match.competition
+    settlers = Membership.objects.filter(
+        club_id=competition.club_id, role__in=[Membership.Role.ORGANISER, Membership.Role.REFEREE]
+    ).values_list("player_id", flat=True)
+    notify(
+        players=list(settlers),
+        kind=Kind.DISPUTE,
+        title=f"{by_name} disputes a written-down game in {competition.name}",
+        body=f"Game {transcript.game_number + 1}: “{note}”. Compare the versions and accept the right one.",
+        link=reverse("site:competition-manage", args=[competition.pk]) + "#disputes",
+        club=competition.club_id,
+    )
