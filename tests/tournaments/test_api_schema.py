@@ -63,6 +63,9 @@ MAIN_PATHS = {
     "/api/tournaments/{id}/head-to-head/": {"get"},
     "/api/tournaments/{id}/separation/": {"get"},
     "/api/tournaments/{id}/bracket/": {"get"},
+    # Exports (docs/exports.md).
+    "/api/tournaments/{id}/games.jsonl": {"get"},
+    "/api/tournaments/{id}/export/": {"get"},
     "/api/tournaments/{competition_pk}/entrants/": {"get", "post"},
     "/api/tournaments/{competition_pk}/entrants/{id}/": {"delete"},
     # Challenge ladders.
@@ -109,6 +112,8 @@ def test_the_schema_types_ids_as_integers_and_pages_lists() -> None:
     assert {p["name"]: p["schema"]["type"] for p in operation["parameters"]} == {
         "competition_pk": "integer",
         "page": "integer",
+        # The standings also answer CSV (docs/exports.md): drf-spectacular lists the renderers' formats.
+        "format": "string",
     }
     page = operation["responses"]["200"]["content"]["application/json"]["schema"]["$ref"]
     assert page == "#/components/schemas/PaginatedStandingRowList"
@@ -146,6 +151,9 @@ READS_THAT_REFUSE = {
     ("get", "/api/tournaments/{competition_pk}/disputes/"),
     ("get", "/api/clubs/{club_pk}/invitations/"),
     ("get", "/api/clubs/{club_pk}/personal-invitations/"),
+    # Exports: the private records and the whole competition are for its organisers.
+    ("get", "/api/tournaments/{id}/games.jsonl"),
+    ("get", "/api/tournaments/{id}/export/"),
 }
 #: Where the view raises tournaments.errors.Conflict.
 CONFLICTS = {
