@@ -66,6 +66,7 @@ MAIN_PATHS = {
     # Exports (docs/exports.md).
     "/api/tournaments/{id}/games.jsonl": {"get"},
     "/api/tournaments/{id}/export/": {"get"},
+    "/api/tournaments/import/": {"post"},
     "/api/tournaments/{competition_pk}/entrants/": {"get", "post"},
     "/api/tournaments/{competition_pk}/entrants/{id}/": {"delete"},
     # Challenge ladders.

@@ -9,6 +9,7 @@ import json
 from typing import Any
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
@@ -328,6 +329,25 @@ def test_a_swiss_with_byes_and_people_imports_with_equal_standings(tmp_path: Any
     assert comparable(json_rows(copy)) == comparable(json_rows(competition))
 
 
+@pytest.mark.parametrize(("format", "settings"), [("single_elimination", {}), ("double_elimination", {})])
+def test_a_knockout_imports_with_its_bracket_and_places(format: str, settings: dict[str, Any], tmp_path: Any) -> None:
+    competition = CompetitionFactory(game="banter", format=format, settings=settings)
+    for _ in range(6):
+        EntrantFactory(competition=competition)
+    started(competition)
+    while competition_play_pending(competition=competition):
+        pass
+    competition.refresh_from_db()
+    assert competition.status == Competition.Status.FINISHED
+    document = exported(competition, organiser_in(competition))
+    ClubFactory(slug="cup-club")
+    import_file(document, "cup-club", tmp_path)
+    copy = Competition.objects.get(club__slug="cup-club")
+    assert comparable(json_rows(copy)) == comparable(json_rows(competition))
+    bracket = client_for().get(f"/api/tournaments/{copy.pk}/bracket/")
+    assert bracket.status_code == 200
+
+
 @pytest.mark.django_db(transaction=True)
 def test_an_exported_competition_imports_into_a_fresh_database_with_equal_standings(tmp_path: Any) -> None:
     competition = played("1923", 2, entrants=4)
@@ -358,6 +378,37 @@ def test_an_exported_competition_imports_into_a_fresh_database_with_equal_standi
     assert (imported_upload.kind, imported_upload.status, imported_upload.source) == ("upload", "failed", b"")
 
 
+def upload(document: Any, club_id: int, player: Player | None) -> Any:
+    text = document if isinstance(document, str) else json.dumps(document)
+    file = SimpleUploadedFile("competition.json", text.encode(), content_type="application/json")
+    return client_for(player.user if player else None).post(
+        "/api/tournaments/import/", {"club": club_id, "file": file}, format="multipart"
+    )
+
+
+def test_a_club_organiser_imports_a_competition_through_the_api() -> None:
+    competition = played("banter", 2, entrants=3)
+    document = exported(competition, organiser_in(competition))
+    club = ClubFactory()
+    organiser = PlayerFactory()
+    MembershipFactory(club=club, player=organiser, role=Membership.Role.ORGANISER)
+    member = MembershipFactory(club=club).player
+    assert upload(document, club.pk, None).status_code == 401
+    refused = upload(document, club.pk, member)
+    assert refused.status_code == 403
+    assert refused.json() == {"detail": "only the club's organisers import competitions into it"}
+    assert upload({**document, "version": 9}, club.pk, organiser).json() == {
+        "file": ["the export is of version 9, newer than this instance reads (1): update this instance"]
+    }
+    assert upload("{not json", club.pk, organiser).json() == {"file": ["not a JSON file: not a competition export"]}
+    assert set(upload(document, 999_999, organiser).json()) == {"club"}
+    created = upload(document, club.pk, organiser)
+    assert created.status_code == 201, created.content
+    copy = Competition.objects.get(pk=created.json()["id"])
+    assert copy.club == club and created.json()["status"] == "finished"
+    assert comparable(json_rows(copy)) == comparable(json_rows(competition))
+
+
 # --- Bad files ------------------------------------------------------------------------------------------------
 
 
@@ -380,6 +431,8 @@ def good_document() -> dict[str, Any]:
         (lambda d: {**d, "competition": {**d["competition"], "format": "melee"}}, "no competition format 'melee'"),
         (lambda d: {**d, "games": [{**d["games"][0], "match": 123456789}]}, "is not among the rounds' matches"),
         (lambda d: {**d, "games": [{**d["games"][0], "record": {"x": 1}}]}, "the export cannot be imported: format"),
+        (lambda d: {**d, "rounds": [d["rounds"][0], d["rounds"][0]]}, "the export does not fit together"),
+        (lambda d: {**d, "competition": {**d["competition"], "started_at": "soon"}}, "the export is malformed"),
     ],
 )
 def test_a_bad_file_is_refused_with_a_clear_message_and_nothing_written(

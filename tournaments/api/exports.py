@@ -4,20 +4,29 @@ string in memory, and its games are read a chunk at a time (tournaments/game_exp
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
+from typing import Any
 
 from django.http import StreamingHttpResponse
 from django.shortcuts import get_object_or_404
 from django.utils.text import slugify
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
-from rest_framework.exceptions import NotAuthenticated, PermissionDenied
+from rest_framework import serializers, status
+from rest_framework.exceptions import NotAuthenticated, PermissionDenied, ValidationError
+from rest_framework.parsers import MultiPartParser
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
 
 from config.schema import errors
 from league.api.identity import viewing_player
+from league.models import Club, Membership
+from league.selectors import club_role
+from tournaments.api.format_serializers import CompetitionSerializer, any_format
 from tournaments.api.games import revealed
 from tournaments.api.renderers import CSVErrorsAsJSON, JSONLinesRenderer
 from tournaments.api.serializers import RecordQuerySerializer
@@ -25,8 +34,9 @@ from tournaments.competition_export import competition_document
 from tournaments.fields import encode_compact
 from tournaments.game_exports import competition_game_chunks
 from tournaments.models import Competition, Game, Match
-from tournaments.public_records import public_game_records
-from tournaments.selectors import competition_organiser
+from tournaments.public_records import proof_of, public_game_records
+from tournaments.selectors import competition_list, competition_organiser
+from tournaments.services.competition_import import CompetitionFileError, competition_import
 
 
 def _filename(competition: Competition, what: str) -> str:
@@ -79,15 +89,10 @@ def private_lines(competition: Competition) -> Iterator[bytes]:
             _identity(game)
             + b'"visibility":"private","record":'
             + encode_compact(game.record).encode()
-            + _tail(game, _proof(game.record))
+            + _tail(game, proof_of(game.record))
             + b"}\n"
             for game in chunk
         )
-
-
-def _proof(record: dict[str, object]) -> tuple[int, str] | None:
-    seed, salt = record.get("seed"), record.get("salt")
-    return (seed, salt) if isinstance(seed, int) and isinstance(salt, str) else None
 
 
 class CompetitionGamesExportView(CSVErrorsAsJSON):
@@ -158,3 +163,44 @@ class CompetitionExportView(CSVErrorsAsJSON):
         return _attachment(
             competition_document(competition), "application/json", _filename(competition, "competition.json")
         )
+
+
+#: The largest file the API imports; a larger one goes through ``manage.py import_competition``.
+MAX_IMPORT_BYTES = 64 * 1024 * 1024
+
+
+class CompetitionImportSerializer(serializers.Serializer[Any]):
+    club = serializers.PrimaryKeyRelatedField(queryset=Club.objects.all(), help_text="the club that will hold it")
+    file = serializers.FileField(help_text="the JSON document GET /api/tournaments/{id}/export/ gave")
+
+
+class CompetitionImportView(APIView):
+    permission_classes = [IsAuthenticated]
+    parser_classes = [MultiPartParser]
+
+    @extend_schema(request={"multipart/form-data": CompetitionImportSerializer}, responses={201: any_format("output")})
+    @errors(add=[403])
+    def post(self, request: Request) -> Response:
+        """Recreate a competition exported by another instance (or this one) in a club the caller organises,
+        as ``manage.py import_competition`` does (docs/exports.md): its standings are computed again from its
+        games. A file that is not an export, or of a newer version, is a 400 on ``file`` saying why."""
+        data = CompetitionImportSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        club: Club = data.validated_data["club"]
+        if club_role(club=club, player=viewing_player(request)) != Membership.Role.ORGANISER:
+            raise PermissionDenied("only the club's organisers import competitions into it")
+        upload = data.validated_data["file"]
+        if upload.size > MAX_IMPORT_BYTES:
+            raise ValidationError(
+                {"file": [f"larger than {MAX_IMPORT_BYTES // 2**20} MB: use manage.py import_competition"]}
+            )
+        try:
+            document = json.loads(upload.read().decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            raise ValidationError({"file": ["not a JSON file: not a competition export"]}) from None
+        try:
+            competition = competition_import(document=document, club=club)
+        except CompetitionFileError as exc:
+            raise ValidationError({"file": [str(exc)]}) from None
+        shown = CompetitionSerializer(competition_list().get(pk=competition.pk)).data
+        return Response(shown, status=status.HTTP_201_CREATED)

@@ -8,7 +8,7 @@ from rest_framework.routers import SimpleRouter
 from tournaments.api.challenges import ChallengeViewSet
 from tournaments.api.competitions import CompetitionViewSet
 from tournaments.api.entrants import EntrantViewSet
-from tournaments.api.exports import CompetitionExportView, CompetitionGamesExportView
+from tournaments.api.exports import CompetitionExportView, CompetitionGamesExportView, CompetitionImportView
 from tournaments.api.games import GameViewSet
 from tournaments.api.live import MatchMoveView, MatchTableView, MyMatchesView, match_events
 from tournaments.api.matches import MatchRaceViewSet, MatchSetViewSet, MatchViewSet
@@ -44,4 +44,5 @@ urlpatterns += [
 urlpatterns += [
     path("tournaments/<int:pk>/games.jsonl", CompetitionGamesExportView.as_view(), name="competition-games-export"),
     path("tournaments/<int:pk>/export/", CompetitionExportView.as_view(), name="competition-export"),
+    path("tournaments/import/", CompetitionImportView.as_view(), name="competition-import"),
 ]

@@ -31,7 +31,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import DataError, IntegrityError, transaction
 from django.db.models import Max
 
 from engine.errors import EngineError
@@ -90,6 +90,9 @@ def competition_import(*, document: object, club: Club) -> Competition:
         raise CompetitionFileError(f"the export cannot be imported: {'; '.join(exc.messages)}") from None
     except (EngineError, UnknownFormat) as exc:
         raise CompetitionFileError(f"the export cannot be imported: {exc}") from None
+    except (IntegrityError, DataError) as exc:
+        # Two rounds of one number, a number too large for its column: the database refused a row.
+        raise CompetitionFileError(f"the export does not fit together: {exc}".strip()) from None
     except (KeyError, TypeError, AttributeError, ValueError) as exc:
         if isinstance(exc, CompetitionFileError):
             raise
