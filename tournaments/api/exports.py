@@ -70,6 +70,12 @@ def _tail(game: Game, proof: tuple[int, str] | None) -> bytes:
     return b"".join(b"," + encode_compact(k).encode() + b":" + encode_compact(v).encode() for k, v in shown.items())
 
 
+def _one_line(text: str) -> bytes:
+    """JSON that no reader splits: U+2028 and U+2029 are line breaks to some (Python's splitlines), so they
+    are written escaped, as the public records are."""
+    return text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029").encode()
+
+
 def public_lines(competition: Competition) -> Iterator[bytes]:
     """One line per game of a done match: its public record as ``GET /api/games/{id}/record/`` serves it
     (with the seed, salt and commitment a done live match reveals to everyone), built from the cache."""
@@ -88,7 +94,7 @@ def private_lines(competition: Competition) -> Iterator[bytes]:
         yield b"".join(
             _identity(game)
             + b'"visibility":"private","record":'
-            + encode_compact(game.record).encode()
+            + _one_line(encode_compact(game.record))
             + _tail(game, proof_of(game.record))
             + b"}\n"
             for game in chunk
