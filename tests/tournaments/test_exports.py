@@ -235,6 +235,8 @@ def test_an_unfinished_match_s_seed_never_appears_and_private_records_wait_for_t
     assert client_for(PlayerFactory().user).get(url, {"view": "private"}).status_code == 403
     assert client_for().get(url, {"view": "private"}).status_code == 401
     assert client_for().get(url, {"view": "secret"}).status_code == 400
+    unknown = client_for().get(url, {"format": "xml"})
+    assert (unknown.status_code, unknown["Content-Type"]) == (404, "application/json")
 
 
 # --- A whole competition, exported and imported ------------------------------------------------------------

@@ -113,7 +113,9 @@ class CompetitionGamesExportView(CSVErrorsAsJSON):
                 enum=["public", "private"],
                 description="public (the default): each game's public record; private: the stored records, "
                 "seeds included, for the competition's organisers once it is finished",
-            )
+            ),
+            # JSON lines only: DRF's ?format= has nothing to choose here.
+            OpenApiParameter("format", exclude=True),
         ],
         responses={
             (200, "application/x-ndjson"): OpenApiResponse(

@@ -29,7 +29,10 @@ class CSVErrorsAsJSON(APIView):
 
     def handle_exception(self, exc: Exception) -> Response:
         response = super().handle_exception(exc)
-        if isinstance(getattr(self.request, "accepted_renderer", None), (CSVRenderer, JSONLinesRenderer)):
+        # No renderer chosen yet (a ?format= no renderer has is a 404 of the negotiation itself): DRF would
+        # then take the view's first, which need not be JSON.
+        chosen = getattr(self.request, "accepted_renderer", None)
+        if chosen is None or isinstance(chosen, (CSVRenderer, JSONLinesRenderer)):
             self.request.accepted_renderer = JSONRenderer()
             self.request.accepted_media_type = JSONRenderer.media_type
         return response

@@ -9,7 +9,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.utils.text import slugify
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import mixins, viewsets
 from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 from rest_framework.request import Request
@@ -75,6 +75,9 @@ class StandingViewSet(CSVErrorsAsJSON, CompetitionScoped, viewsets.GenericViewSe
         "Asked with `Accept: text/csv` (or `?format=csv`, as a link in a page does), the whole table (not a page) "
         "as CSV in UTF-8, sent as a file to download: a header line, then one line per row of the JSON; the "
         "game's own tiebreaks are columns named by their `field` (docs/exports.md).",
+        # DRF's ?format= (which the page's download link uses) is said in the description, as nowhere else in
+        # the API documents it: the schema's way to ask for CSV is the Accept header.
+        parameters=[OpenApiParameter("format", exclude=True)],
         responses={
             (200, "application/json"): StandingRowSerializer(many=True),
             (200, "text/csv"): OpenApiResponse(
