@@ -127,7 +127,12 @@ def _rounds(competition: Competition) -> list[dict[str, Any]]:
                 "commitments": match.commitments,
                 "finished_at": _when(match.finished_at) if done else None,
                 "participants": [
-                    {"entrant": p.entrant_id, "seat": p.seat, "rank": p.rank if done else None}
+                    {
+                        "entrant": p.entrant_id,
+                        "seat": p.seat,
+                        "rank": p.rank if done else None,
+                        "score": None if p.score is None or not done else str(p.score),
+                    }
                     for p in sorted(match.participants.all(), key=lambda p: p.seat)
                 ],
             }

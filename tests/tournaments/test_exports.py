@@ -258,6 +258,18 @@ def comparable(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return shown
 
 
+def played_matches(competition: Competition) -> list[Any]:
+    """Each match as the rounds list shows it, without ids (its seats' ranks, scores and points), and when it ended."""
+    rounds = results(client_for().get(f"/api/tournaments/{competition.pk}/rounds/"))
+    seats = [
+        [(p["seat"], p["rank"], p["score"], p["match_points_exact"]) for p in match["participants"]]
+        for round_ in rounds
+        for match in round_["matches"]
+    ]
+    ended = list(competition.matches.order_by("round__number", "id").values_list("finished_at", flat=True))
+    return list(zip(seats, ended, strict=True))
+
+
 def import_file(document: Any, club: str, tmp_path: Any) -> str:
     path = tmp_path / "competition.json"
     path.write_text(json.dumps(document) if not isinstance(document, str) else document, encoding="utf-8")
@@ -308,6 +320,7 @@ def test_an_exported_competition_imports_into_another_club_with_equal_standings(
         Game.objects.filter(match__competition=copy).count()
         == Game.objects.filter(match__competition=competition).count()
     )
+    assert played_matches(copy) == played_matches(competition)
     # The same people and bots here: matched, not made again.
     assert sorted(copy.entrants.values_list("bot_version__bot_id", flat=True)) == sorted(
         competition.entrants.values_list("bot_version__bot_id", flat=True)

@@ -24,10 +24,10 @@ keeps its results and can never play.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from datetime import datetime
 from fractions import Fraction
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
@@ -164,9 +164,9 @@ def _import(document: Mapping[str, Any], club: Club) -> Competition:
     entrants = _entrants(competition, _need(document, "entrants", list, "export"), people)
     matches = _matches(competition, _need(document, "rounds", list, "export"), entrants)
     games = _games(_need(document, "games", list, "export"), matches, entrants)
-    for key, (match, seats, ranks) in matches.items():
+    for key, (match, seats, said) in matches.items():
         if match.status == Match.Status.PENDING:
-            _record(match, seats, ranks, games.get(key, []))
+            _record(match, seats, said, games.get(key, []))
     status = shown.get("status")
     Competition.objects.filter(pk=competition.pk).update(
         status=Competition.Status.FINISHED if status == Competition.Status.FINISHED else Competition.Status.CANCELLED,
@@ -248,11 +248,19 @@ def _bot_version(game: str, shown: object, people: _People, used: set[int], wher
 _Seats = dict[int, int]  # entrant key -> participant index (seat in the match's first game)
 
 
+class _Shown(NamedTuple):
+    """What the export says of a match beyond its rows: how each seat ranked and scored, and when it ended."""
+
+    ranks: list[int | None]
+    scores: list[str | None]
+    finished_at: datetime | None
+
+
 def _matches(
     competition: Competition, rounds: list[Any], entrants: Mapping[int, Entrant]
-) -> dict[int, tuple[Match, _Seats, list[int | None]]]:
+) -> dict[int, tuple[Match, _Seats, _Shown]]:
     """Every round and match, created in the original order (so recording rates them in that order)."""
-    matches: dict[int, tuple[Match, _Seats, list[int | None]]] = {}
+    matches: dict[int, tuple[Match, _Seats, _Shown]] = {}
     for r, shown_round in enumerate(rounds):
         where = f"rounds[{r}]"
         round_ = Round.objects.create(competition=competition, number=_need(shown_round, "number", int, where))
@@ -273,6 +281,7 @@ def _matches(
             participants = sorted(_need(shown, "participants", list, at), key=lambda p: p["seat"])
             seats: _Seats = {}
             ranks: list[int | None] = []
+            scores: list[str | None] = []
             for index, participant in enumerate(participants):
                 key = participant["entrant"]
                 if key not in entrants:
@@ -280,12 +289,14 @@ def _matches(
                 MatchParticipant.objects.create(match=match, entrant=entrants[key], seat=participant["seat"])
                 seats[key] = index
                 ranks.append(participant.get("rank"))
-            matches[_need(shown, "key", int, at)] = (match, seats, ranks)
+                scores.append(participant.get("score"))
+            finished_at = _when(shown.get("finished_at")) if done else None
+            matches[_need(shown, "key", int, at)] = (match, seats, _Shown(ranks, scores, finished_at))
     return matches
 
 
 def _games(
-    rows: list[Any], matches: Mapping[int, tuple[Match, _Seats, list[int | None]]], entrants: Mapping[int, Entrant]
+    rows: list[Any], matches: Mapping[int, tuple[Match, _Seats, _Shown]], entrants: Mapping[int, Entrant]
 ) -> dict[int, list[GamePlayed]]:
     games: dict[int, list[GamePlayed]] = {}
     for index, row in enumerate(rows):
@@ -302,20 +313,25 @@ def _games(
     return games
 
 
-def _record(match: Match, seats: _Seats, ranks: Sequence[int | None], played: list[GamePlayed]) -> None:
-    """The match recorded by the service, from its games; ranked as the export says it was (a match's
-    ranks are its games' unless something beyond them decided it), or by its games if the export does not say."""
+def _record(match: Match, seats: _Seats, said: _Shown, played: list[GamePlayed]) -> None:
+    """The match recorded by the service, from its games; ranked and scored as the export says it was (a
+    match's ranks are its games' unless something beyond them decided it, as a forfeit without a game), or by
+    its games where the export does not say."""
     played.sort(key=lambda g: g.number)
     by_games = match_result(played, participants=len(seats))
-    given = [r for r in ranks if isinstance(r, int)]
-    ranked = tuple(given) if len(given) == len(ranks) else by_games.ranks
+    ranks = [r for r in said.ranks if isinstance(r, int) and not isinstance(r, bool)]
+    ranked = tuple(ranks) if len(ranks) == len(seats) else by_games.ranks
+    scores = [Fraction(s) for s in said.scores if isinstance(s, str)]
     result = MatchResult(
         games=by_games.games,
-        scores=by_games.scores,
+        scores=tuple(scores) if len(scores) == len(seats) else by_games.scores,
         ranks=ranked,
         points=tuple(Fraction(p) for p in score_rates(ranked)),
     )
     recorded = match_record_result(match=match, result=result)
+    if recorded.status == Match.Status.DONE and said.finished_at is not None:
+        # When it was played, not when it was imported (a ladder's chart draws ratings over time).
+        Match.objects.filter(pk=match.pk).update(finished_at=said.finished_at)
     if recorded.status != Match.Status.DONE:
         raise CompetitionFileError(
             f"match {match.number} of round {match.round.number} could not be recorded: {recorded.error}"
