@@ -363,6 +363,18 @@ def test_a_knockout_imports_with_its_bracket_and_places(format: str, settings: d
     assert bracket.status_code == 200
 
 
+def bot_versions_of(competition: Competition) -> list[tuple[str, str, int, str, str]]:
+    return list(
+        competition.entrants.filter(bot_version__isnull=False).values_list(
+            "bot_version__bot__owner__user__username",
+            "bot_version__bot__name",
+            "bot_version__number",
+            "bot_version__kind",
+            "bot_version__strategy",
+        )
+    )
+
+
 @pytest.mark.django_db(transaction=True)
 def test_an_exported_competition_imports_into_a_fresh_database_with_equal_standings(tmp_path: Any) -> None:
     competition = played("1923", 2, entrants=4)
@@ -379,12 +391,15 @@ def test_an_exported_competition_imports_into_a_fresh_database_with_equal_standi
     second.save()
     document = exported(competition, organiser_in(competition))
     before = comparable(json_rows(competition))
+    bots = sorted(bot_versions_of(competition))
     call_command("flush", interactive=False, verbosity=0)
     assert not Competition.objects.exists() and not Player.objects.exists()
     ClubFactory(slug="fresh")
     import_file(document, "fresh", tmp_path)
     copy = Competition.objects.get()
     assert comparable(json_rows(copy)) == before
+    # Every bot by its owner, name, version number, kind and strategy, as it was.
+    assert sorted(bot_versions_of(copy)) == bots
     hana = copy.entrants.get(name="Hana")
     assert hana.player is not None and hana.player.user.username == person.user.username
     assert not hana.player.user.has_usable_password()

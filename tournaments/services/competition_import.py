@@ -237,11 +237,18 @@ def _bot_version(game: str, shown: object, people: _People, used: set[int], wher
             fields["url"] = "https://imported.invalid/"
     else:
         raise CompetitionFileError(f"{where}.kind: unknown kind {kind!r}")
+    wanted = shown.get("version")
     same = bot.versions.filter(kind=kind, **{k: v for k, v in fields.items() if k in ("strategy", "sha256")})
-    found = same.exclude(pk__in=used).order_by("number").first()
+    same = same.exclude(pk__in=used)
+    # The version of the same number if it is the same program, else the first that is.
+    found = same.filter(number=wanted).first() if isinstance(wanted, int) else None
+    found = found or same.order_by("number").first()
     if found is not None:
         return found
-    number = (bot.versions.aggregate(n=Max("number"))["n"] or 0) + 1
+    taken = isinstance(wanted, int) and (wanted < 1 or bot.versions.filter(number=wanted).exists())
+    number = (
+        wanted if isinstance(wanted, int) and not taken else (bot.versions.aggregate(n=Max("number"))["n"] or 0) + 1
+    )
     return BotVersion.objects.create(bot=bot, number=number, kind=kind, **fields)
 
 
