@@ -483,3 +483,29 @@ def test_a_club_that_does_not_exist_or_a_missing_file_is_refused(good_document: 
     ClubFactory(slug="here")
     with pytest.raises(CommandError, match=r"cannot read /nonexistent/file\.json"):
         call_command("import_competition", "/nonexistent/file.json", "--club", "here")
+
+
+def test_a_running_challenge_ladder_imports_with_its_places(
+    django_capture_on_commit_callbacks: Any, tmp_path: Any
+) -> None:
+    from tests.tournaments.test_challenges import Ladder
+
+    ladder = Ladder()
+    bots = [ladder.bot(name) for name in "abcde"]
+    ladder.start(order=bots)
+    for challenger, defender in ((4, 2), (3, 1), (2, 0)):
+        order = ladder.places()
+        low = next(b for b in bots if b.name == order[challenger])
+        high = next(b for b in bots if b.name == order[defender])
+        with django_capture_on_commit_callbacks(execute=True):
+            assert ladder.challenge(ladder.organiser, low, high).status_code == 201
+    competition = ladder.competition
+    assert competition.status == Competition.Status.RUNNING
+    document = exported(competition, ladder.organiser)
+    ClubFactory(slug="ladder-club")
+    import_file(document, "ladder-club", tmp_path)
+    copy = Competition.objects.get(club__slug="ladder-club")
+    # A running competition imports as a record of what was played: cancelled, nothing left to play.
+    assert copy.status == Competition.Status.CANCELLED
+    assert comparable(json_rows(copy)) == comparable(json_rows(competition))
+    assert [row["entrant"]["name"] for row in json_rows(copy)] == ladder.places()
