@@ -219,6 +219,7 @@ ID_BINDINGS: list[tuple[str, str, dict[str, str]]] = [
         {"body.player": "players", "body.bot_version": "bot_versions"},
     ),
     ("POST", r"^/api/tournaments/$", {"body.club": "clubs"}),
+    ("POST", r"^/api/tournaments/import/$", {"body.club": "clubs"}),
     ("GET", r"^/api/tournaments/$", {"query.club": "clubs", "query.player": "players"}),
     ("", r"^/api/matches/\{id\}/(table|moves)/$", {"path.id": "live_matches"}),
     ("", r"^/api/matches/\{id\}/(|retry/|logs/)$", {"path.id": "matches"}),

@@ -67,6 +67,10 @@ MAIN_PATHS = {
     "/api/tournaments/{id}/head-to-head/": {"get"},
     "/api/tournaments/{id}/separation/": {"get"},
     "/api/tournaments/{id}/bracket/": {"get"},
+    # Exports (docs/exports.md).
+    "/api/tournaments/{id}/games.jsonl": {"get"},
+    "/api/tournaments/{id}/export/": {"get"},
+    "/api/tournaments/import/": {"post"},
     "/api/tournaments/{competition_pk}/entrants/": {"get", "post"},
     "/api/tournaments/{competition_pk}/entrants/{id}/": {"delete"},
     # Challenge ladders.
@@ -116,6 +120,8 @@ def test_the_schema_types_ids_as_integers_and_pages_lists() -> None:
     }
     page = operation["responses"]["200"]["content"]["application/json"]["schema"]["$ref"]
     assert page == "#/components/schemas/PaginatedStandingRowList"
+    # The whole table as CSV too (docs/exports.md).
+    assert operation["responses"]["200"]["content"]["text/csv"]["schema"] == {"type": "string"}
     match_filters = {p["name"] for p in schema["paths"]["/api/matches/"]["get"]["parameters"]}
     assert {"competition", "status", "game", "player", "entrant", "created_after", "finished_before"} <= match_filters
 
@@ -150,6 +156,9 @@ READS_THAT_REFUSE = {
     ("get", "/api/tournaments/{competition_pk}/disputes/"),
     ("get", "/api/clubs/{club_pk}/invitations/"),
     ("get", "/api/clubs/{club_pk}/personal-invitations/"),
+    # Exports: the private records and the whole competition are for its organisers.
+    ("get", "/api/tournaments/{id}/games.jsonl"),
+    ("get", "/api/tournaments/{id}/export/"),
 }
 #: Where the view raises tournaments.errors.Conflict.
 CONFLICTS = {

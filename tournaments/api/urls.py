@@ -8,6 +8,7 @@ from rest_framework.routers import SimpleRouter
 from tournaments.api.challenges import ChallengeViewSet
 from tournaments.api.competitions import CompetitionViewSet
 from tournaments.api.entrants import EntrantViewSet
+from tournaments.api.exports import CompetitionExportView, CompetitionGamesExportView, CompetitionImportView
 from tournaments.api.games import GameViewSet
 from tournaments.api.live import MatchMoveView, MatchTableView, MyMatchesView, match_events
 from tournaments.api.matches import MatchRaceViewSet, MatchSetViewSet, MatchViewSet
@@ -37,4 +38,11 @@ urlpatterns += [
     path("matches/<int:pk>/moves/", MatchMoveView.as_view(), name="match-moves"),
     path("matches/<int:pk>/events/", match_events, name="match-events"),
     path("players/me/matches/", MyMatchesView.as_view(), name="player-me-matches"),
+]
+
+# Exports of a competition (docs/exports.md): streamed, so beside the router too.
+urlpatterns += [
+    path("tournaments/<int:pk>/games.jsonl", CompetitionGamesExportView.as_view(), name="competition-games-export"),
+    path("tournaments/<int:pk>/export/", CompetitionExportView.as_view(), name="competition-export"),
+    path("tournaments/import/", CompetitionImportView.as_view(), name="competition-import"),
 ]

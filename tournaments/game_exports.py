@@ -1,0 +1,63 @@
+"""Reading a competition's games in chunks, for the exports (docs/exports.md).
+
+A competition may hold a hundred thousand games: they are read a chunk at a time, in the order of
+their matches (``match_id``, then the game's number), each chunk picking up after the last game of
+the one before, so an export costs one query a chunk, never one a game, and never holds more than a
+chunk in memory. Only a done match's games are read: nothing of a match still in play is exported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from django.db.models import Q, QuerySet
+
+from tournaments.models import Competition, Game, Match
+
+#: Games read at once: small enough that a chunk of the largest records (2 MB each, docs/records.md) is
+#: bounded, large enough that a competition of short games costs few queries.
+CHUNK = 200
+
+
+def _done_games(competition: Competition, *, with_records: bool) -> QuerySet[Game]:
+    games = (
+        Game.objects.filter(match__competition=competition, match__status=Match.Status.DONE)
+        .select_related("match__round")
+        .only(
+            "id",
+            "match_id",
+            "number",
+            "seating",
+            "recorded_at",
+            "match__id",
+            "match__number",
+            "match__status",
+            "match__commitments",
+            "match__round__id",
+            "match__round__number",
+            *(["record"] if with_records else []),
+        )
+        .order_by("match_id", "number")
+    )
+    return games
+
+
+def competition_game_chunks(
+    competition: Competition, *, with_records: bool, chunk: int | None = None
+) -> Iterator[list[Game]]:
+    """The competition's recorded games, chunk by chunk; each game with its match and round, and its
+    stored record only if ``with_records`` (a public export builds its views from the cache instead)."""
+    size = chunk or CHUNK
+    after: tuple[int, int] | None = None
+    while True:
+        games = _done_games(competition, with_records=with_records)
+        if after is not None:
+            match_id, number = after
+            games = games.filter(Q(match_id__gt=match_id) | Q(match_id=match_id, number__gt=number))
+        rows = list(games[:size])
+        if not rows:
+            return
+        yield rows
+        if len(rows) < size:
+            return
+        after = (rows[-1].match_id, rows[-1].number)
