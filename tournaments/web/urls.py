@@ -8,6 +8,7 @@ from django.urls import URLPattern, URLResolver, path
 
 from tournaments.web import (
     bots,
+    calendars,
     club_organising,
     clubs,
     entering,
@@ -39,4 +40,5 @@ urlpatterns: list[URLPattern | URLResolver] = [
     *entering.urlpatterns,
     *transcripts.urlpatterns,
     *bots.urlpatterns,
+    *calendars.urlpatterns,
 ]
