@@ -98,9 +98,9 @@ def _event(*, uid: str, host: str, summary: str, description: str, url: str, now
     return event
 
 
-def _when(event: Event, start: datetime, end: datetime) -> None:
-    """Timed in UTC, or whole days (UTC dates) when it lasts more than a day."""
-    if end - start > A_DAY:
+def _when(event: Event, start: datetime, end: datetime, *, all_day: bool = False) -> None:
+    """Timed in UTC, or whole days (UTC dates) when asked or when it lasts more than a day."""
+    if all_day or end - start > A_DAY:
         first: date = start.date()
         event.add("dtstart", first)
         # An all-day event's end is the day after its last.
@@ -179,14 +179,15 @@ def _match_event(match: Match, player: Player, link: Linker, host: str, now: dat
     )
     # When it was paired, or started at its table.
     start = match.started_at or match.created_at
+    # Played with real cards whenever its players meet: no hour to give, only days.
+    real_cards = competition.people_play == Competition.PeoplePlay.TRANSCRIPT
     if match.finished_at is not None:
         end = match.finished_at
-    elif competition.people_play == Competition.PeoplePlay.TRANSCRIPT:
-        # Played at the club whenever its players meet: the day it was paired.
-        end = start + A_DAY + timedelta(seconds=1)
+    elif real_cards:
+        end = start
     else:
         end = start + max(MOMENT, _longest(competition))
-    _when(event, start, end)
+    _when(event, start, end, all_day=real_cards)
     return event
 
 

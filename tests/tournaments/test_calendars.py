@@ -136,7 +136,24 @@ def test_correspondence_play_is_an_all_day_event(scene: Scene) -> None:
     start = event.decoded("dtstart")
     assert type(start) is date
     assert start == scene.table.started_at.date()  # type: ignore[union-attr]
+    # While it is played, as long as its clocks allow: ten days for each of two players.
+    assert event.decoded("dtend") - start == timedelta(days=21)
     assert "Up to 3 days a move and 10 days a game" in str(event["description"])
+
+
+def test_a_match_played_with_real_cards_is_the_day_it_was_paired(scene: Scene) -> None:
+    Competition.objects.filter(pk=scene.table.competition_id).update(people_play=Competition.PeoplePlay.TRANSCRIPT)
+    event = by_uid(events_of(feed_of(scene.ann)))[f"match-{scene.table.pk}"]
+    start = event.decoded("dtstart")
+    assert type(start) is date
+    assert event.decoded("dtend") - start == timedelta(days=1)
+    assert "Played with real cards" in str(event["description"])
+
+
+def test_a_feed_answers_a_head_request(scene: Scene) -> None:
+    token = calendar_feed_renew(player=scene.ann)
+    assert Client().head(f"/calendar/{token}.ics").status_code == 200
+    assert Client().head(f"/clubs/{scene.river.slug}/calendar.ics").status_code == 200
 
 
 def test_a_challenge_deadline_is_in_the_feed_of_both_sides_at_the_deadline(scene: Scene) -> None:

@@ -15,7 +15,7 @@ from django.shortcuts import redirect, render
 from django.urls import URLPattern, path, reverse
 from django.utils import timezone
 from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_POST, require_safe
 
 from tournaments.calendar_selectors import calendar_feed_owner, calendar_token_of, club_calendar, person_calendar
 from tournaments.calendars import club_feed, person_feed, webcal_address
@@ -36,7 +36,7 @@ def _ics(body: bytes, filename: str, *, private: bool) -> HttpResponse:
     return response
 
 
-@require_GET
+@require_safe
 def person_feed_view(request: HttpRequest, token: str) -> HttpResponse:
     player = calendar_feed_owner(token=token)
     if player is None:
@@ -48,7 +48,7 @@ def person_feed_view(request: HttpRequest, token: str) -> HttpResponse:
     return _ics(body, "card-club.ics", private=True)
 
 
-@require_GET
+@require_safe
 def club_feed_view(request: HttpRequest, slug: str) -> HttpResponse:
     club = club_of(slug)
     now = timezone.now()
