@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import date, datetime, timedelta
+from typing import Any
 
 import pytest
 from django.db import connection
@@ -23,6 +24,7 @@ from league.models import Club, Membership, Player
 from tests.factories import BotFactory, BotVersionFactory, CompetitionFactory
 from tests.tournaments.front_support import challenge_awaiting, club, live_match, person, played_war
 from tests.tournaments.hidden_support import cards_shown, secret_numbers_shown
+from tests.tournaments.live_support import live_match as live_match_of
 from tournaments.calendar_selectors import calendar_token_of, club_calendar, person_calendar
 from tournaments.models import CalendarFeed, Competition, LiveTable, Match
 from tournaments.services.calendar_feeds import calendar_feed_renew, calendar_feed_revoke
@@ -362,17 +364,15 @@ def queries_of(call: Callable[[], object]) -> int:
     return len(queries.captured_queries)
 
 
-def test_the_selectors_query_counts_do_not_grow_with_the_history(
-    scene: Scene, django_assert_num_queries: Callable[..., object]
-) -> None:
-    with django_assert_num_queries(5):  # type: ignore[attr-defined]
+def test_the_selectors_query_counts_do_not_grow_with_the_history(scene: Scene, django_assert_num_queries: Any) -> None:
+    with django_assert_num_queries(5):
         small = person_calendar(player=scene.ann)
-    with django_assert_num_queries(2):  # type: ignore[attr-defined]
+    with django_assert_num_queries(2):
         club_small = club_calendar(club=scene.river)
     more_history(scene, 4)
-    with django_assert_num_queries(5):  # type: ignore[attr-defined]
+    with django_assert_num_queries(5):
         big = person_calendar(player=scene.ann)
-    with django_assert_num_queries(2):  # type: ignore[attr-defined]
+    with django_assert_num_queries(2):
         club_big = club_calendar(club=scene.river)
     assert len(big.matches) == len(small.matches) + 4
     assert len(big.rounds) == len(small.rounds) + 4
@@ -386,3 +386,10 @@ def test_the_feeds_query_counts_do_not_grow_with_the_history(scene: Scene) -> No
     more_history(scene, 4)
     assert queries_of(lambda: Client().get(f"/calendar/{token}.ics")) == person_small == 6
     assert queries_of(lambda: Client().get(f"/clubs/{scene.river.slug}/calendar.ics")) == club_small == 3
+
+
+def test_a_bot_at_a_persons_table_is_named_as_a_bot() -> None:
+    match, (player,) = live_match_of("war", people=1, bots=1)
+    bot = match.participants.exclude(entrant__player=player).get().entrant
+    event = by_uid(events_of(feed_of(player)))[f"match-{match.pk}"]
+    assert str(event["summary"]).endswith(f": you against {bot.name} (bot)")
