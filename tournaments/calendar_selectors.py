@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from django.db.models import Count, Max, Prefetch, Q, QuerySet
+from django.db.models import Count, Exists, Max, OuterRef, Prefetch, Q, QuerySet
 from django.utils import timezone
 
 from league.models import Club, Player
@@ -167,15 +167,17 @@ def person_challenges(*, player: Player) -> list[Challenge]:
 def _rounds(competitions: QuerySet[Competition], now: datetime) -> list[Round]:
     """The rounds of these competitions (not cancelled, of formats with rounds), each with ``matches_left``
     (not over), ``match_count`` and ``last_finished_at``; one query."""
+    # The window is a WHERE, not a HAVING on the counts: a club with years of rounds counts only the few kept.
+    under_way = Exists(Match.objects.filter(round=OuterRef("pk")).exclude(status__in=Match.OVER))
     return list(
         Round.objects.filter(competition__in=competitions, competition__format__in=_round_competitions())
         .exclude(competition__status=Competition.Status.CANCELLED)
+        .filter(_within_history(now) | Q(under_way))
         .annotate(
             matches_left=Count("matches", filter=~Q(matches__status__in=Match.OVER)),
             match_count=Count("matches"),
             last_finished_at=Max("matches__finished_at"),
         )
-        .filter(_within_history(now) | Q(matches_left__gt=0))
         .select_related("competition__club")
         .only("id", "number", "created_at", *(f"competition__{name}" for name in _COMPETITION_FIELDS))
         .order_by("-created_at", "-id")[:ROUNDS_SHOWN]

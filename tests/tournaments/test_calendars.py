@@ -16,6 +16,7 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
+from django.utils import timezone
 from icalendar import Calendar, Event
 from rest_framework.test import APIClient
 
@@ -25,8 +26,8 @@ from tests.factories import BotFactory, BotVersionFactory, CompetitionFactory
 from tests.tournaments.front_support import challenge_awaiting, club, live_match, person, played_war
 from tests.tournaments.hidden_support import cards_shown, secret_numbers_shown
 from tests.tournaments.live_support import live_match as live_match_of
-from tournaments.calendar_selectors import calendar_token_of, club_calendar, person_calendar
-from tournaments.models import CalendarFeed, Competition, LiveTable, Match
+from tournaments.calendar_selectors import HISTORY_DAYS, calendar_token_of, club_calendar, person_calendar
+from tournaments.models import CalendarFeed, Competition, LiveTable, Match, Round
 from tournaments.services.calendar_feeds import calendar_feed_renew, calendar_feed_revoke
 from tournaments.services.competitions import competition_start, entrant_join
 
@@ -393,3 +394,15 @@ def test_a_bot_at_a_persons_table_is_named_as_a_bot() -> None:
     bot = match.participants.exclude(entrant__player=player).get().entrant
     event = by_uid(events_of(feed_of(player)))[f"match-{match.pk}"]
     assert str(event["summary"]).endswith(f": you against {bot.name} (bot)")
+
+
+def test_a_feed_keeps_what_is_not_over_and_what_ended_in_the_last_half_year(scene: Scene) -> None:
+    long_ago = timezone.now() - timedelta(days=HISTORY_DAYS + 10)
+    old_finished = Match.objects.filter(competition=scene.war, participants__entrant__player=scene.ann).first()
+    assert old_finished is not None
+    Match.objects.filter(pk__in=[old_finished.pk, scene.table.pk]).update(created_at=long_ago)
+    Round.objects.filter(pk__in=[old_finished.round_id, scene.table.round_id]).update(created_at=long_ago)
+    events = by_uid(events_of(feed_of(scene.ann)))
+    assert f"match-{old_finished.pk}" not in events and f"round-{old_finished.round_id}" not in events
+    # The live table is still being played, however long ago it was paired.
+    assert f"match-{scene.table.pk}" in events and f"round-{scene.table.round_id}" in events
