@@ -67,7 +67,7 @@ def test_a_member_makes_copies_renews_and_turns_off_their_calendar_link(page: Pa
     token = calendar_token_of(player=ann)
     assert token is not None and address == f"{base}/calendar/{token}.ics"
     page.get_by_role("button", name="Copy the link").click()
-    assert page.get_by_text("Copied.").is_visible()
+    page.get_by_text("Copied.").wait_for()
     assert page.evaluate("navigator.clipboard.readText()") == address
     assert page.get_by_role("link", name="Open in my calendar app").get_attribute("href") == (
         "webcal://" + address.split("://", 1)[1]
