@@ -535,3 +535,20 @@ class ChallengeSide(models.Model):
 
     def __str__(self) -> str:
         return f"{self.role} of challenge {self.challenge_id}"
+
+
+class CalendarFeed(models.Model):
+    """A person's private calendar address (/calendar/<token>.ics): whoever has the address reads the feed.
+
+    The row keeps no usable secret: the token is an HMAC of ``nonce`` under the site's SECRET_KEY
+    (tournaments/calendar_tokens.py), so the owner's page can show it again, and the feed finds its row by
+    ``token_hash``, the token's sha256. A new link is a new nonce: the old address stops at once.
+    """
+
+    player = models.OneToOneField(Player, on_delete=models.CASCADE, related_name="calendar_feed")
+    nonce = models.CharField(max_length=43)
+    token_hash = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"calendar feed of {self.player}"

@@ -52,7 +52,8 @@ class ClubViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
         data = ClubCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         club = club_create(organiser=acting_player(request), **data.validated_data)
-        return Response(ClubSerializer(club_list().get(pk=club.pk)).data, status=status.HTTP_201_CREATED)
+        shown = ClubSerializer(club_list().get(pk=club.pk), context={"request": request})
+        return Response(shown.data, status=status.HTTP_201_CREATED)
 
     @extend_schema(request=ClubUpdateSerializer, responses=ClubSerializer)
     def partial_update(self, request: Request, pk: int) -> Response:
@@ -63,7 +64,7 @@ class ClubViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
         data = ClubUpdateSerializer(data=request.data, partial=True)
         data.is_valid(raise_exception=True)
         club_update(club=club, **data.validated_data)
-        return Response(ClubSerializer(club_list().get(pk=club.pk)).data)
+        return Response(ClubSerializer(club_list().get(pk=club.pk), context={"request": request}).data)
 
     @extend_schema(request=ClubJoinSerializer, responses={201: MembershipSerializer, 202: JoinRequestSerializer})
     @errors(add=[409])

@@ -8,7 +8,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, cast
 
+from django.urls import reverse
 from django.utils.functional import lazy
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from config.api_input import JSONInput
@@ -211,11 +213,21 @@ BOT_VERSION_REQUEST = {
 
 class ClubSerializer(serializers.ModelSerializer[Club]):
     member_count = serializers.IntegerField(read_only=True)
+    calendar_url = serializers.SerializerMethodField(
+        help_text="The club's public iCalendar feed (its competitions and rounds): subscribe to it in a calendar app."
+    )
 
     class Meta:
         model = Club
-        fields = ["id", "name", "slug", "competition_creators", "joining", "created_at", "member_count"]
+        fields = ["id", "name", "slug", "competition_creators", "joining", "created_at", "member_count", "calendar_url"]
         read_only_fields = fields
+
+    @extend_schema_field(serializers.URLField())
+    def get_calendar_url(self, club: Club) -> str:
+        # The site's page routes are named, not imported: league must not import tournaments (DESIGN.md).
+        path = reverse("site:club-calendar", args=[club.slug])
+        request = self.context.get("request")
+        return request.build_absolute_uri(path) if request is not None else path
 
 
 class ClubCreateSerializer(JSONInput[Club]):

@@ -21,6 +21,7 @@ from league.models import Club, Invitation, JoinRequest, Membership, PersonalInv
 from league.personal_invitations import personal_invitation_accept, personal_invitation_decline
 from league.selectors import club_list, player_of_user
 from league.services import club_create, player_for_user
+from tournaments.calendars import webcal_address
 from tournaments.club_competitions import club_competitions
 from tournaments.web.club_forms import ClubCreateForm, JoinRequestForm, as_a, joining_words, role_words
 from tournaments.web.refusals import call_for_form, call_for_message
@@ -72,6 +73,7 @@ def club_page(request: HttpRequest, slug: str, join_form: JoinRequestForm | None
     offers = [(offer, as_a(offer.role)) for offer in standing.invitations]
     role = standing.membership.role if standing.membership else None
     roll = list(club_roll(club=club, limit=ROLL_SHOWN))
+    calendar_address = request.build_absolute_uri(reverse("site:club-calendar", args=[club.slug]))
     member_count = len(roll) if len(roll) < ROLL_SHOWN else club.memberships.count()
     context = {
         "club": club,
@@ -86,6 +88,9 @@ def club_page(request: HttpRequest, slug: str, join_form: JoinRequestForm | None
         "member_count": member_count,
         "more_members": member_count - len(roll),
         "competitions": club_competitions(club=club),
+        # The club's public calendar feed, for people to subscribe to (tournaments/web/calendars.py).
+        "calendar_address": calendar_address,
+        "calendar_webcal": webcal_address(calendar_address),
         "join_form": join_form or JoinRequestForm(),
         "waiting_requests": (
             club.join_requests.filter(status=JoinRequest.Status.PENDING).count()

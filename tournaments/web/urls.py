@@ -8,6 +8,7 @@ from django.urls import URLPattern, URLResolver, path
 
 from tournaments.web import (
     bots,
+    calendars,
     club_organising,
     clubs,
     entering,
@@ -41,4 +42,5 @@ urlpatterns: list[URLPattern | URLResolver] = [
     *transcripts.urlpatterns,
     *bots.urlpatterns,
     *notifications.urlpatterns,
+    *calendars.urlpatterns,
 ]

@@ -1,4 +1,4 @@
-// The invitation links' Copy buttons: the link goes to the clipboard where the browser allows it; otherwise
+// The Copy buttons of invitation links and of a person's calendar link: the link goes to the clipboard where the browser allows it; otherwise
 // it is selected in its read-only field, ready for the phone's or the keyboard's own copy.
 document.addEventListener("click", async (event) => {
   const button = event.target.closest("button.copy");
