@@ -14,6 +14,7 @@ from tournaments.web import (
     front,
     organising,
     people,
+    replays,
     transcripts,
     views,
 )
@@ -39,4 +40,5 @@ urlpatterns: list[URLPattern | URLResolver] = [
     *entering.urlpatterns,
     *transcripts.urlpatterns,
     *bots.urlpatterns,
+    *replays.urlpatterns,
 ]
