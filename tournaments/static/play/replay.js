@@ -1,7 +1,7 @@
 // The replay viewer (site/replays/replay.html): steps through a finished game's public record, drawing each
 // step with the live table's renderers (play/games.js). Step 0 is the view after the deal, step N the view
 // after the record's N-th step (docs/records.md, "Public views"). Seat views come only as the server sends
-// them: the viewer's own seats, and every seat once a live match has revealed its seed, shown after the end.
+// them: the viewer's own seats, and every seat once a live match has revealed its seed, offered after the end.
 "use strict";
 
 (function () {
@@ -36,6 +36,7 @@
   const everyViews = seatViews(data.every_views);
   const seats = data.seats;
   let step = 0;
+  let reachedEnd = false;
 
   function context(you) {
     return {
@@ -101,12 +102,12 @@
     history.replaceState(null, "", url);
   }
 
-  // Every hand, only at the end: before it, a hand the spectators had not seen would spoil the replay.
+  // Every hand is offered only once the end has been reached (a hand the spectators had not yet seen would spoil
+  // the game for whoever watches it for the first time); then each step draws every seat's view beside the public.
   function renderEveryHand() {
     const available = Object.keys(everyViews).length > 0;
-    const atEnd = step === last;
-    $("every-choice").hidden = !(available && atEnd);
-    const shown = available && atEnd && $("every-hand").checked;
+    $("every-choice").hidden = !(available && reachedEnd);
+    const shown = available && reachedEnd && $("every-hand").checked;
     $("hands").hidden = !shown;
     if (!shown) {
       $("hands-boards").replaceChildren();
@@ -114,11 +115,14 @@
     }
     $("hands-boards").replaceChildren(...seats.filter((s) => everyViews[s.seat]).map((s) =>
       el("section", { dataset: { seat: s.seat }, "aria-label": `${s.name}'s view` },
-        el("h3", {}, `${s.name}, seat ${s.seat + 1}`), draw(everyViews[s.seat][last], s.seat))));
+        el("h3", { id: `hand-${s.seat}` }, `${s.name}, seat ${s.seat + 1}`),
+        // A wide trick table scrolls inside its own box, never the page (site/table.css).
+        el("div", { class: "board", tabindex: 0, role: "region", "aria-labelledby": `hand-${s.seat}` }, draw(everyViews[s.seat][step], s.seat)))));
   }
 
   function go(next) {
     step = Math.max(0, Math.min(last, next));
+    if (step === last) reachedEnd = true;
     render();
   }
 
