@@ -4,7 +4,8 @@ the four games, stepped through from the first step to the last.
 At every step the cards drawn are exactly the cards of the public record's view at that step (as
 ``GET /api/games/{id}/record/`` gives it, expanded by engine.verify.expand_views), so no card of a hand is drawn
 before play revealed it; after the last step "Show every hand" draws each seat's own view, as the revealed seed
-allows, at every step (offered only once the end was reached). The address, the keyboard and the slider move through the same steps. Each page passes check_page.
+allows, at every step (offered only once the end was reached). The address, the keyboard and the slider move
+through the same steps. Each page passes check_page.
 """
 
 from __future__ import annotations
@@ -56,7 +57,9 @@ def seat_views(game: Game) -> list[list[dict[str, Any]]]:
     record = Record.from_dict(game.record)
     engine_game = get_game(record.game)
     views: list[list[dict[str, Any]]] = []
-    replay(record, on_step=lambda state: views.append([engine_game.observation(state, s) for s in range(record.players)]))
+    replay(
+        record, on_step=lambda state: views.append([engine_game.observation(state, s) for s in range(record.players)])
+    )
     return views
 
 

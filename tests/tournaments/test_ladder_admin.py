@@ -227,8 +227,8 @@ def expected_ladder_rows(ladder: Ladder) -> list[list[str]]:
 
 
 def expected_history_row(challenge: Challenge, *, admin: bool) -> list[str]:
-    """A challenge as both pages list it (the admin's with a link to its match, both with its replay): number, who challenged whom,
-    how it ended and when, and the places it decided."""
+    """A challenge as both pages list it (the admin's with a link to its match, both with a played one's replay):
+    number, who challenged whom, how it ended and when, and the places it decided."""
     defenders = challenge.sides.filter(role="defender").order_by("place").values_list("entrant__name", flat=True)
     if challenge.decided_at:
         result = f"{capfirst(challenge.outcome or challenge.get_status_display())} {date(challenge.decided_at, WHEN)}"

@@ -15,10 +15,10 @@ from django.urls import reverse
 
 from engine.record import Record
 from engine.verify import expand_views
-from tests.factories import PlayerFactory
+from tests.factories import PlayerFactory, UserFactory
 from tests.tournaments.live_support import live_match
 from tests.tournaments.replay_support import finished_bots_game, finished_people_game
-from tournaments.models import Game, Match
+from tournaments.models import Entrant, Game, Match
 from tournaments.replay_selectors import _replayed_views
 
 pytestmark = pytest.mark.django_db
@@ -140,3 +140,30 @@ def test_the_page_costs_the_same_queries_for_every_game(django_assert_num_querie
     with django_assert_num_queries(6):
         assert client.get(reverse("site:replay", args=[short.pk])).status_code == 200
     assert Match.objects.get(pk=short.match_id).status == Match.Status.DONE
+
+
+def test_the_lists_of_games_lead_to_the_replay() -> None:
+    game, players = finished_people_game("war", 2, {"max_rounds": 30})
+    link = f'href="{reverse("site:match-replay", args=[game.match_id, 1])}"'
+    person = Client().get(reverse("site:person", args=[players[0].user.get_username()])).content.decode()
+    assert link in person
+
+    bots_game, owners = finished_bots_game("war")
+    bot = Entrant.objects.get(pk=bots_game.seating[0]).bot_version.bot  # type: ignore[union-attr]
+    bot_page = signed_in(owners[0]).get(reverse("site:bot", args=[bot.pk])).content.decode()
+    assert f'href="{reverse("site:match-replay", args=[bots_game.match_id, 1])}"' in bot_page
+
+    admin = Client()
+    admin.force_login(UserFactory(is_staff=True, is_superuser=True))
+    match_page = admin.get(reverse("admin:tournaments_match_change", args=[game.match_id])).content.decode()
+    assert link in match_page
+    game_page = admin.get(reverse("admin:tournaments_game_change", args=[game.pk])).content.decode()
+    assert f'href="{reverse("site:replay", args=[game.pk])}"' in game_page
+    game_list = admin.get(reverse("admin:tournaments_game_changelist")).content.decode()
+    assert f'href="{reverse("site:replay", args=[game.pk])}"' in game_list
+
+
+def test_a_cancelled_match_has_no_replay() -> None:
+    match, _ = live_match("banter")
+    Match.objects.filter(pk=match.pk).update(status=Match.Status.CANCELLED)
+    assert Client().get(reverse("site:match-replay", args=[match.pk, 1])).status_code == 404

@@ -31,6 +31,8 @@ def game_replay(request: HttpRequest, game_id: int) -> HttpResponse:
         raise Http404("no such game")
     match = game.match
     context: dict[str, Any] = {"game": game, "match": match, "competition": match.competition}
+    if match.status in (Match.Status.CANCELLED, Match.Status.ERROR):
+        raise Http404("the match did not finish")
     if match.status != Match.Status.DONE:
         # Nothing of the record, not even the public one: the page must not become a way to follow a match
         # still in play, whose seeds stay secret until the end (DESIGN.md).
@@ -67,15 +69,18 @@ def match_game_replay(request: HttpRequest, match_id: int, number: int) -> HttpR
     game = Game.objects.filter(match=match, number=number - 1).only("pk").first() if number >= 1 else None
     if game is not None:
         return redirect("site:replay", game_id=game.pk)
-    if match.status == Match.Status.DONE:
+    if match.status not in (Match.Status.PENDING, Match.Status.RUNNING, Match.Status.LIVE):
         raise Http404("the match has no such game")
-    return render(request, "site/replays/unfinished.html", {"game": None, "match": match, "competition": match.competition})
+    return render(
+        request, "site/replays/unfinished.html", {"game": None, "match": match, "competition": match.competition}
+    )
 
 
 def _script_json(text: bytes) -> SafeString:
     for raw, escaped in _SCRIPT_ESCAPES:
         text = text.replace(raw, escaped)
-    return mark_safe(text.decode())  # noqa: S308 - JSON with <, > and & escaped, so it cannot end the script
+    # JSON with <, > and & escaped cannot end the script element it is written in.
+    return mark_safe(text.decode())
 
 
 urlpatterns: list[URLPattern] = [
