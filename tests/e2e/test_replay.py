@@ -20,7 +20,7 @@ from engine.record import Record
 from engine.verify import expand_views, replay
 from tests.e2e.site_checks import check_page
 from tests.e2e.test_web_table import UNSHOWN_KEYS, codes_in
-from tests.tournaments.replay_support import SHORT_GAMES, finished_people_game
+from tests.tournaments.replay_support import SHORT_GAMES, finished_bots_game, finished_people_game
 from tournaments.models import Game
 
 playwright_sync = pytest.importorskip("playwright.sync_api")
@@ -138,3 +138,30 @@ def test_every_step_of_a_game_of_each_game_draws_the_public_view_and_no_hidden_c
         page.goto(f"{live_server.url}/games/{game.pk}/?step={middle}")
         page.wait_for_selector(f"#replay[data-step='{middle}']")
         check_step(page, middle, public[middle], private[middle])
+
+
+def test_a_bot_s_owner_steps_through_what_their_bot_saw(page: Page, live_server: Any, width: int) -> None:
+    game, owners = finished_bots_game("1923", {"mode": "set"})
+    public, private = public_views(game), seat_views(game)
+    client = Client()
+    client.force_login(owners[1].user)
+    page.context.add_cookies(
+        [{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": live_server.url}]
+    )
+    page.goto(f"{live_server.url}/games/{game.pk}/")
+    page.wait_for_selector("#replay[data-step='0']")
+    # A bots' match reveals no seed: no hand but the owner's own bot's.
+    assert page.locator("#every-choice").is_hidden()
+    page.get_by_label("Whose view").select_option("1")
+    for step in range(len(public)):
+        if step:
+            page.get_by_role("button", name="Next").click()
+        shown = drawn(page)
+        assert shown["step"] == step
+        own = private[step][1]
+        assert set(shown["board"]) <= codes_in(own) | codes_in(public[step])
+        assert codes_in(own, UNSHOWN_KEYS) <= set(shown["board"])
+        assert not set(shown["board"]) & (codes_in(private[step][0]) - codes_in(public[step]) - codes_in(own))
+        if step == 1:
+            check_page(page, "replay-own-seat")
+    assert page.locator("#every-choice").is_hidden()
