@@ -20,6 +20,7 @@ from engine.record import Record
 from engine.verify import expand_views, replay
 from tests.e2e.site_checks import check_page
 from tests.e2e.test_web_table import UNSHOWN_KEYS, codes_in
+from tests.tournaments.live_support import live_match
 from tests.tournaments.replay_support import SHORT_GAMES, finished_bots_game, finished_people_game
 from tournaments.models import Game
 
@@ -165,3 +166,11 @@ def test_a_bot_s_owner_steps_through_what_their_bot_saw(page: Page, live_server:
         if step == 1:
             check_page(page, "replay-own-seat")
     assert page.locator("#every-choice").is_hidden()
+
+
+def test_a_game_still_being_played_has_a_plain_page(page: Page, live_server: Any, width: int) -> None:
+    match, _ = live_match("banter")
+    page.goto(f"{live_server.url}/play/matches/{match.pk}/games/1/")
+    page.get_by_text("This game is still being played; its replay opens when it ends.").wait_for()
+    assert page.locator("[data-card]").count() == 0
+    check_page(page, "replay-unfinished")

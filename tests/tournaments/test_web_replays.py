@@ -20,6 +20,7 @@ from tests.tournaments.live_support import live_match
 from tests.tournaments.replay_support import finished_bots_game, finished_people_game
 from tournaments.models import Entrant, Game, Match
 from tournaments.replay_selectors import _replayed_views
+from tournaments.web.replays import _script_json
 
 pytestmark = pytest.mark.django_db
 
@@ -167,3 +168,11 @@ def test_a_cancelled_match_has_no_replay() -> None:
     match, _ = live_match("banter")
     Match.objects.filter(pk=match.pk).update(status=Match.Status.CANCELLED)
     assert Client().get(reverse("site:match-replay", args=[match.pk, 1])).status_code == 404
+
+
+def test_the_record_cannot_end_its_script_element() -> None:
+    # A forfeit's detail is a bot's own words, and the record is written inside a <script> element.
+    text = json.dumps({"forfeit": {"detail": "</script><script>alert(1)</script> & more"}}).encode()
+    written = str(_script_json(text))
+    assert "<" not in written and ">" not in written and "&" not in written
+    assert json.loads(written) == json.loads(text)

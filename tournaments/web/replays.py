@@ -53,7 +53,7 @@ def game_replay(request: HttpRequest, game_id: int) -> HttpResponse:
         replay_data={
             "game": match.competition.game,
             "seats": [{"seat": s.seat, "name": s.name, "mine": s.mine} for s in seats],
-            # Seat views by seat: the viewer's own (any step), and every seat's (after the last step only).
+            # Seat views by seat: the viewer's own (at any step), and every seat's (offered once the end is reached).
             "own_views": own_views or {},
             "every_views": every or {},
             "too_large": every is None or own_views is None,
