@@ -25,7 +25,7 @@ from django.db.models import Q
 
 from engine.games import get_game
 from engine.record import Record
-from engine.verify import replay
+from engine.verify import replay, view_change
 from league.models import Player
 from tournaments.live_selectors import ENGINE_SEAT
 from tournaments.models import Entrant, Game, Match
@@ -132,11 +132,10 @@ def _replayed_views(record: Record, seats: list[int]) -> dict[int, dict[str, Any
 
 
 def _change(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
-    """What one step changed in a seat's view: ``{key: new value}``, a key gone becoming null.
+    """What one step changed in a seat's view, as the public views write it (engine.verify.view_change: a list
+    that only grew gives its new items under ``key+``, so a long game's views grow with the game, not its square).
 
-    Unlike the spectator's (engine.verify.view_change), a seat's view may gain or lose keys, and its lists are
-    small, so whole values are enough.
+    Unlike the spectator's, a seat's view is not promised the same keys throughout: a key gone becomes null.
     """
-    change = {key: value for key, value in after.items() if key not in before or before[key] != value}
-    change.update({key: None for key in before.keys() - after.keys()})
-    return change
+    padded = {key: None for key in before.keys() - after.keys()} | after
+    return view_change(before, padded)

@@ -13,8 +13,9 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
+from engine.games import get_game
 from engine.record import Record
-from engine.verify import expand_views
+from engine.verify import expand_views, replay
 from tests.factories import PlayerFactory, UserFactory
 from tests.tournaments.live_support import live_match
 from tests.tournaments.replay_support import finished_bots_game, finished_people_game
@@ -63,12 +64,14 @@ def test_a_finished_game_s_page_carries_the_api_s_public_record_and_every_hand_o
 def test_a_seat_s_view_is_what_the_engine_showed_that_seat() -> None:
     game, _ = finished_people_game("punk", 3, {})
     data = embedded(replay_page(game.pk).content.decode(), "replay-data")
-    public_steps = len(game.record["actions"])
+    record = Record.from_dict(game.record)
+    engine_game = get_game(record.game)
+    seen: list[list[Any]] = []
+    replay(record, on_step=lambda state: seen.append([engine_game.observation(state, s) for s in range(3)]))
     for seat, views in data["every_views"].items():
-        whole = [dict(views["start"])]
-        for change in views["steps"]:
-            whole.append({**whole[-1], **change})
-        assert len(whole) == public_steps + 1
+        whole = expand_views(views)
+        assert len(whole) == len(seen) == len(record.actions) + 1
+        assert whole == [json.loads(json.dumps(step[int(seat)])) for step in seen]
         # Punk deals each seat its hand at the start, and a seat sees only its own.
         hand = whole[0]["hand"]
         assert len(hand) > 0 and all(CARD_CODE.match(code) for code in hand)
