@@ -116,7 +116,8 @@ def test_a_challenge_ladder_s_admin_page_draws_its_places_its_history_and_its_ch
     assert "Bob → Cat" not in challenge_page  # the change page lays places out as a table: before, after
     assert "Places before → after" in challenge_page and "moved" in challenge_page
     played = Challenge.objects.get(competition_id=ladder.id, number=1)
-    assert history[3][2].endswith(f" match {played.match_id}")
+    # The match on the admin's page, and its replay (site/replays/) on both.
+    assert history[3][2].endswith(f" match {played.match_id} replay")
     # Against time: epoch seconds of the matches' finishes, every line left to right.
     assert lines and all(point[0] > 1_700_000_000 for line in lines for point in line["points"])
     assert all(ticks) and not any(label.replace(".", "").isdigit() for label in ticks)

@@ -37,7 +37,7 @@ from tests.factories import (
     UserFactory,
     full_options,
 )
-from tournaments.models import Competition, LiveTable, Match
+from tournaments.models import Competition, Game, LiveTable, Match
 from tournaments.services.competitions import competition_start, entrant_join
 
 playwright_sync = pytest.importorskip("playwright.sync_api")
@@ -350,6 +350,13 @@ def test_war_plays_itself_out_and_both_pages_show_the_results(browser: Browser, 
         assert "Game 1:" in text and "Game 3:" in text and "rounds" in text
         assert seat.page.locator("#board", has_text="War has no decisions").is_visible()
     finish_shots(seats, "war")
+    # Each finished game leads to its replay once the match is over (site/replays/).
+    page = seats[0].page
+    assert page.locator("#finished a", has_text="Replay").count() == 3
+    page.locator("#finished li[data-game='2'] a", has_text="Replay").click()
+    third = Game.objects.get(match=match, number=2)
+    page.wait_for_url(f"{site}/games/{third.pk}/?step=0")
+    page.locator("#replay[data-step='0']").wait_for()
 
 
 def test_1923_two_people_draw_and_lock_through_a_whole_set(browser: Browser, site: str) -> None:

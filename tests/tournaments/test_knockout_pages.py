@@ -198,6 +198,11 @@ def test_a_single_elimination_s_public_page_draws_the_same_bracket_without_admin
     assert texts(html, "byes") == [f"Bye: {refs(view.seeds[:2])}"]
     assert texts(html, "bracket-places")[0].startswith(f"1. {ref(champion_of(view))} ")
     assert "/admin/" not in html
+    # Each played table leads to its match's replay.
+    played = [table for round_ in view.rounds for table in round_.tables if table.status == "done"]
+    assert played
+    for table in played:
+        assert reverse("site:match-replay", args=[table.match_id, 1]) in html
     # The standings under it rank by the bracket's places, and say so.
     assert "Ordered by the place in the bracket" in html
 

@@ -227,8 +227,8 @@ def expected_ladder_rows(ladder: Ladder) -> list[list[str]]:
 
 
 def expected_history_row(challenge: Challenge, *, admin: bool) -> list[str]:
-    """A challenge as both pages list it (the admin's with a link to its match): number, who challenged whom,
-    how it ended and when, and the places it decided."""
+    """A challenge as both pages list it (the admin's with a link to its match, both with a played one's replay):
+    number, who challenged whom, how it ended and when, and the places it decided."""
     defenders = challenge.sides.filter(role="defender").order_by("place").values_list("entrant__name", flat=True)
     if challenge.decided_at:
         result = f"{capfirst(challenge.outcome or challenge.get_status_display())} {date(challenge.decided_at, WHEN)}"
@@ -236,6 +236,8 @@ def expected_history_row(challenge: Challenge, *, admin: bool) -> list[str]:
         result = f"Not accepted yet due by {date(challenge.deadline, WHEN)}"
     if admin and challenge.match_id:
         result += f" match {challenge.match_id}"
+    if challenge.status == Challenge.Status.PLAYED and challenge.match_id:
+        result += " replay"  # the played match's replay (site/replays/)
     places = " ".join(names_moved(challenge)) if challenge.top_place is not None else "—"
     return [str(challenge.number), f"{challenge.challenger.name} challenged {', '.join(defenders)}", result, places]
 

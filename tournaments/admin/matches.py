@@ -91,6 +91,7 @@ class MatchAdmin(PageContextAdmin[Match], CompetitionPartAdmin[Match]):
                     "number",
                     "status",
                     "table_link",
+                    "replay_link",
                     "error",
                     "seed_shown",
                     "rated",
@@ -132,6 +133,13 @@ class MatchAdmin(PageContextAdmin[Match], CompetitionPartAdmin[Match]):
         if match.status != Match.Status.LIVE:
             return "-"
         return format_html('<a href="{}">open the table</a>', reverse("site:table", args=[match.pk]))
+
+    @admin.display(description="Replay")
+    def replay_link(self, match: Match) -> str:
+        # The replay viewer's page lists the match's other games.
+        if match.status != Match.Status.DONE:
+            return "-"
+        return format_html('<a href="{}">replay the games</a>', reverse("site:match-replay", args=[match.pk, 1]))
 
     @admin.display(description="Participants (rank)")
     def seated(self, match: Match) -> str:

@@ -31,7 +31,7 @@ def pretty_json(value: Any, *, compact: bool = False) -> str:
 
 @admin.register(Game)
 class GameAdmin(TitledPages[Game], MatchPartAdmin[Game]):
-    list_display = ["title", "match", "competition", "game_number", "winner", "seed_shown", "recorded_at"]
+    list_display = ["title", "match", "competition", "game_number", "winner", "seed_shown", "recorded_at", "replay"]
     list_filter = ["match__competition__game", ("match__competition", admin.RelatedOnlyFieldListFilter)]
     search_fields = ["match__competition__name", "winner__name"]
     list_select_related = ["match__competition", "winner"]
@@ -42,6 +42,7 @@ class GameAdmin(TitledPages[Game], MatchPartAdmin[Game]):
         "winner",
         "seating_view",
         "seed_shown",
+        "replay",
         "options_view",
         "result_view",
         "verdict",
@@ -69,6 +70,11 @@ class GameAdmin(TitledPages[Game], MatchPartAdmin[Game]):
     @admin.display(description="Competition", ordering="match__competition__name")
     def competition(self, game: Game) -> Competition:
         return game.match.competition
+
+    @admin.display(description="Replay")
+    def replay(self, game: Game) -> str:
+        # A game still in play has a page too, which says so and shows no card.
+        return format_html('<a href="{}">replay</a>', reverse("site:replay", args=[game.pk]))
 
     @admin.display(description="Seating (entrant ids by seat)")
     def seating_view(self, game: Game) -> str:

@@ -16,6 +16,7 @@ from tournaments.web import (
     notifications,
     organising,
     people,
+    replays,
     transcripts,
     views,
 )
@@ -43,4 +44,5 @@ urlpatterns: list[URLPattern | URLResolver] = [
     *bots.urlpatterns,
     *notifications.urlpatterns,
     *calendars.urlpatterns,
+    *replays.urlpatterns,
 ]

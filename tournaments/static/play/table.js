@@ -320,8 +320,10 @@
     $("game-number").textContent = table.status !== "done" ? `Game ${number} ${of}.`
       : table.best_of && played < games ? `Decided after ${played} game${played === 1 ? "" : "s"}.`
       : games === 1 ? "The game is played." : `All ${games} games played.`;
+    // A game's replay opens once the whole match is over (site/replays/): until then no record is shown.
     $("finished").replaceChildren(...(table.finished_games || []).map((game) =>
-      el("li", { dataset: { game: game.number } }, describeResult(game))));
+      el("li", { dataset: { game: game.number } }, describeResult(game),
+        table.status === "done" ? [" · ", el("a", { class: "replay", href: `/play/matches/${table.match}/games/${game.number + 1}/` }, "Replay")] : null)));
   }
 
   // A finished game's result: its seats are that game's (seats rotate every game), named by the server.
