@@ -140,8 +140,8 @@ def test_the_page_costs_the_same_queries_for_every_game(django_assert_num_querie
             assert replay_page(game.pk).status_code == 200
     client = signed_in(players[0])
     client.get(reverse("site:replay", args=[short.pk]))
-    # Signed in: the session, the user and their player.
-    with django_assert_num_queries(6):
+    # Signed in: the session, the user, their player and the header's unread count.
+    with django_assert_num_queries(7):
         assert client.get(reverse("site:replay", args=[short.pk])).status_code == 200
     assert Match.objects.get(pk=short.match_id).status == Match.Status.DONE
 
