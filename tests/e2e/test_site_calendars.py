@@ -15,7 +15,7 @@ import pytest
 from icalendar import Calendar
 
 from league.models import Club
-from tests.e2e.site_checks import check_page
+from tests.e2e.site_checks import check_page, sign_in
 from tests.tournaments.front_support import club, live_match, person
 from tournaments.calendar_selectors import calendar_token_of
 
@@ -23,14 +23,6 @@ playwright_sync = pytest.importorskip("playwright.sync_api")
 Page = playwright_sync.Page
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def sign_in(page: Page, base: str, username: str) -> None:
-    page.goto(f"{base}/accounts/login/")
-    page.get_by_label("User name").fill(username)
-    page.get_by_label("Password").fill("pw")
-    page.get_by_role("button", name="Sign in").click()
-    page.wait_for_url(f"{base}/")
 
 
 def status_of(url: str) -> int:

@@ -14,21 +14,13 @@ from league.models import Club, Membership
 from league.notifications.kinds import Kind
 from league.notifications.mail import unsubscribe_token
 from league.notifications.models import NotificationSetting
-from tests.e2e.site_checks import check_page
+from tests.e2e.site_checks import check_page, sign_in
 from tests.tournaments.front_support import club, person
 
 playwright_sync = pytest.importorskip("playwright.sync_api")
 Page = playwright_sync.Page
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def sign_in(page: Page, base: str, username: str) -> None:
-    page.goto(f"{base}/accounts/login/")
-    page.get_by_label("User name").fill(username)
-    page.get_by_label("Password").fill("pw")
-    page.get_by_role("button", name="Sign in").click()
-    page.wait_for_url(f"{base}/")
 
 
 def test_an_organiser_reads_a_join_request_in_the_inbox_and_chooses_what_reaches_her(
