@@ -7,7 +7,9 @@ rolled back tells no one. Mail goes out later, gathered (league/notifications/ma
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -19,6 +21,19 @@ from league.notifications.models import Notification, NotificationSetting
 
 #: Longer titles are cut here, on a word, with an ellipsis (the column's width).
 TITLE_CHARS = 200
+#: Set while what happens is history being rebuilt (an imported competition's matches recorded again): nobody
+#: is told of it as news.
+_HELD: ContextVar[bool] = ContextVar("notifications_held", default=False)
+
+
+@contextmanager
+def notifications_held() -> Iterator[None]:
+    """Within this block ``notify`` tells no one."""
+    token = _HELD.set(True)
+    try:
+        yield
+    finally:
+        _HELD.reset(token)
 
 
 def _title(words: str) -> str:
@@ -51,7 +66,7 @@ def notify(
     """Tell each of ``players`` (once each, whoever is named twice) of one event, in the caller's transaction,
     by the channels each chose for ``kind``. What no channel carries is not written at all."""
     ids = {player if isinstance(player, int) else player.pk for player in players}
-    if not ids:
+    if not ids or _HELD.get():
         return []
     wanted = channels(ids, kind)
     addresses = dict(Player.objects.filter(pk__in=ids).exclude(user__email="").values_list("pk", "user__email"))

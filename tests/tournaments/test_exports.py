@@ -14,6 +14,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from league.models import Membership, Player
+from league.notifications.models import Notification
 from tests.factories import (
     BotFactory,
     BotVersionFactory,
@@ -405,6 +406,7 @@ def test_an_exported_competition_imports_into_a_fresh_database_with_equal_standi
     assert sorted(bot_versions_of(copy)) == bots
     hana = copy.entrants.get(name="Hana")
     assert hana.player is not None and hana.player.user.username == person.user.username
+    assert not Notification.objects.exists()  # old results are history: nobody is told of them as news
     assert not hana.player.user.has_usable_password()
     imported_upload = copy.entrants.get(name="Uploaded v1").bot_version
     assert imported_upload is not None

@@ -39,6 +39,7 @@ from engine.match import GamePlayed, MatchResult, match_result
 from engine.record import Record
 from engine.result import score_rates
 from league.models import Bot, BotVersion, Club, Player
+from league.notifications.services import notifications_held
 from league.services import bot_create, player_create, player_for_user
 from tournaments.competition_export import FORMAT, VERSION
 from tournaments.formats.registry import UnknownFormat, get_format
@@ -84,7 +85,8 @@ def competition_import(*, document: object, club: Club) -> Competition:
     """Recreate the exported competition in ``club``; a CompetitionFileError (nothing written) if it cannot."""
     checked = check_header(document)
     try:
-        with transaction.atomic():
+        # Old results recorded again are history, not news: no player hears of them.
+        with transaction.atomic(), notifications_held():
             return _import(checked, club)
     except ValidationError as exc:
         raise CompetitionFileError(f"the export cannot be imported: {'; '.join(exc.messages)}") from None
