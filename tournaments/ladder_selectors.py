@@ -156,7 +156,8 @@ def own_place(ladder: ChallengeLadder, *, player_id: int, reach: int, players: i
         entrant_id=mine.entrant_id,
         place=mine.place,
         challengeable=challengeable,
-        table_above=[names[e] for e in challengeable] if players > 2 else [],
+        # In ladder order: a set's order is its hash's, which follows the ids ("Cat and Bob" for some of them).
+        table_above=[names[e] for e in within if e in challengeable] if players > 2 else [],
         challenge=None if mine.challenge is None else _own_challenge(mine.challenge.id, mine.entrant_id),
     )
 

@@ -391,3 +391,19 @@ def test_an_open_competition_page_costs_the_same_queries_however_many_players(
     viewer = signed_in(riverside.organiser)
     with django_assert_num_queries(19):
         assert viewer.get(page_of(competition)).status_code == 200
+
+
+def test_the_table_above_is_named_in_ladder_order_whatever_the_ids() -> None:
+    """The players of a multiplayer challenge are named top first, not in the order a set of their ids keeps
+    (ids 16 and 9 in a set iterate 16 first)."""
+    from tournaments.ladder_selectors import ChallengeLadder, Rung, own_place
+
+    rungs = [
+        Rung(place=1, entrant_id=3, name="Ann", kind="person", challenge=None, player_id=103),
+        Rung(place=2, entrant_id=9, name="Bob", kind="person", challenge=None, player_id=109),
+        Rung(place=3, entrant_id=16, name="Cat", kind="person", challenge=None, player_id=116),
+        Rung(place=4, entrant_id=20, name="Dan", kind="person", challenge=None, player_id=120),
+    ]
+    assert list(frozenset({9, 16})) == [16, 9]  # the order this test is about
+    mine = own_place(ChallengeLadder(rungs=rungs, left=[]), player_id=120, reach=1, players=3)
+    assert mine is not None and mine.table_above == ["Bob", "Cat"]
