@@ -14,7 +14,7 @@ from django.urls import reverse
 
 from league.models import Membership
 from league.notifications.kinds import Kind
-from league.notifications.services import notify
+from league.notifications.services import Message, notify, notify_each
 from tournaments.models import Challenge, ChallengeSide, Competition, Entrant, Match, MatchParticipant, Transcript
 from tournaments.result_words import ordinal, outcome
 
@@ -71,29 +71,31 @@ def challenge_answered(
 
 def matches_ready(match_ids: Sequence[int]) -> None:
     """The people of matches just paired (a round, a challenge's match): which table is theirs now."""
-    participants = (
-        MatchParticipant.objects.filter(match_id__in=match_ids, entrant__player__isnull=False)
+    seats = (
+        MatchParticipant.objects.filter(match_id__in=match_ids)
         .select_related("entrant", "match__competition", "match__round")
         .order_by("match_id", "seat")
     )
     by_match: dict[int, list[MatchParticipant]] = {}
-    for participant in participants:
+    for participant in seats:
         by_match.setdefault(participant.match_id, []).append(participant)
+    messages = []
     for match_id, seated in by_match.items():
-        match = seated[0].match
-        competition = match.competition
-        others = MatchParticipant.objects.filter(match_id=match_id).select_related("entrant").order_by("seat")
-        names = [p.entrant.name for p in others]
+        match, competition = seated[0].match, seated[0].match.competition
         for participant in seated:
-            opponents = [name for name in names if name != participant.entrant.name]
-            notify(
-                players=[participant.entrant.player_id],  # type: ignore[list-item]  # filtered above
-                kind=Kind.ROUND_PAIRED,
-                title=f"Round {match.round.number} of {competition.name}: you play {', '.join(opponents)}",
-                body="Your table is open: play it from “My matches”.",
-                link=reverse("site:table", args=[match_id]),
-                club=competition.club_id,
+            if participant.entrant.player_id is None:
+                continue
+            opponents = [p.entrant.name for p in seated if p is not participant]
+            messages.append(
+                Message(
+                    player_id=participant.entrant.player_id,
+                    title=f"Round {match.round.number} of {competition.name}: you play {', '.join(opponents)}",
+                    body="Your table is open: play it from “My matches”.",
+                    link=reverse("site:table", args=[match_id]),
+                    club_id=competition.club_id,
+                )
             )
+    notify_each(kind=Kind.ROUND_PAIRED, messages=messages)
 
 
 def match_recorded(match_id: int) -> None:
@@ -109,18 +111,21 @@ def match_recorded(match_id: int) -> None:
     competition = match.competition
     ranked = sorted((p for p in seated if p.rank is not None), key=lambda p: (p.rank, p.seat))
     table = ", ".join(f"{ordinal(p.rank)} {p.entrant.name}" for p in ranked)  # type: ignore[arg-type]
+    messages = []
     for participant in seated:
         if participant.entrant.player_id is None or participant.rank is None:
             continue
         others = [p.rank for p in seated if p is not participant and p.rank is not None]
-        notify(
-            players=[participant.entrant.player_id],
-            kind=Kind.MATCH_RECORDED,
-            title=f"{outcome(participant.rank, others).words}: round {match.round.number} of {competition.name}",
-            body=f"The match is recorded: {table}." if len(seated) > 2 else "The match is recorded.",
-            link=_competition_link(competition.pk),
-            club=competition.club_id,
+        messages.append(
+            Message(
+                player_id=participant.entrant.player_id,
+                title=f"{outcome(participant.rank, others).words}: round {match.round.number} of {competition.name}",
+                body=f"The match is recorded: {table}." if len(seated) > 2 else "The match is recorded.",
+                link=_competition_link(competition.pk),
+                club_id=competition.club_id,
+            )
         )
+    notify_each(kind=Kind.MATCH_RECORDED, messages=messages)
 
 
 # --- competitions ---------------------------------------------------------------------------------------------

@@ -7,9 +7,10 @@ rolled back tells no one. Mail goes out later, gathered (league/notifications/ma
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -54,6 +55,17 @@ def channels(player_ids: Iterable[int], kind: str) -> dict[int, tuple[bool, bool
     return {player_id: chosen.get(player_id, (default.site, default.mail)) for player_id in ids}
 
 
+@dataclass(frozen=True)
+class Message:
+    """What one person is told of one event."""
+
+    player_id: int
+    title: str
+    body: str = ""
+    link: str = ""
+    club_id: int | None = None
+
+
 def notify(
     *,
     players: Iterable[Player | int],
@@ -66,27 +78,41 @@ def notify(
     """Tell each of ``players`` (once each, whoever is named twice) of one event, in the caller's transaction,
     by the channels each chose for ``kind``. What no channel carries is not written at all."""
     ids = {player if isinstance(player, int) else player.pk for player in players}
-    if not ids or _HELD.get():
-        return []
-    wanted = channels(ids, kind)
-    addresses = dict(Player.objects.filter(pk__in=ids).exclude(user__email="").values_list("pk", "user__email"))
     club_id = club if isinstance(club, int) or club is None else club.pk
+    return notify_each(
+        kind=kind,
+        messages=[Message(player_id, title, body, link, club_id) for player_id in sorted(ids)],
+    )
+
+
+def notify_each(*, kind: Kind, messages: Sequence[Message]) -> list[Notification]:
+    """Tell each person their own words of one kind of event (a round: each their own opponents): three
+    queries however many people, in the caller's transaction."""
+    if not messages or _HELD.get():
+        return []
+    ids = {message.player_id for message in messages}
+    wanted = channels(ids, kind)
+    addresses = set(Player.objects.filter(pk__in=ids).exclude(user__email="").values_list("pk", flat=True))
     now = timezone.now()
-    rows = [
-        Notification(
-            player_id=player_id,
-            kind=kind,
-            title=_title(title),
-            body=body.strip(),
-            link=link,
-            club_id=club_id,
-            created_at=now,
-            on_site=site,
-            mail_due=mail and player_id in addresses,
+    rows = []
+    for message in messages:
+        site, mail = wanted[message.player_id]
+        mailed = mail and message.player_id in addresses
+        if not (site or mailed):
+            continue
+        rows.append(
+            Notification(
+                player_id=message.player_id,
+                kind=kind,
+                title=_title(message.title),
+                body=message.body.strip(),
+                link=message.link,
+                club_id=message.club_id,
+                created_at=now,
+                on_site=site,
+                mail_due=mailed,
+            )
         )
-        for player_id, (site, mail) in sorted(wanted.items())
-        if site or (mail and player_id in addresses)
-    ]
     return Notification.objects.bulk_create(rows)
 
 

@@ -158,3 +158,22 @@ def test_a_version_that_fails_its_test_game_tells_its_owner_once(settings: Any) 
     (notification,) = Notification.objects.filter(kind=Kind.BOT_REFUSED)
     assert notification.player == bot.owner and notification.title == "Version 1 of Lockstep failed its test game"
     assert notification.link == f"/bots/{bot.pk}/" and notification.body.startswith("init_failure")
+
+
+@pytest.mark.parametrize("people", [2, 6])
+def test_telling_a_round_s_people_costs_the_same_queries_however_many_tables(
+    club: Club, people: int, django_assert_num_queries: Any
+) -> None:
+    from tournaments import notices
+
+    organiser = person(club, "olga", Membership.Role.ORGANISER)
+    competition = competition_create(club=club, created_by=organiser, name="Big war", game="war")
+    for n in range(people):
+        entrant_join(competition=competition, player=person(club, f"p{n}"))
+    competition_start(competition=competition)
+    Notification.objects.all().delete()
+    match_ids = list(competition.matches.values_list("pk", flat=True))
+    # The seats, the people's channels and addresses, the rows.
+    with django_assert_num_queries(4):
+        notices.matches_ready(match_ids)
+    assert Notification.objects.filter(kind=Kind.ROUND_PAIRED).count() == people * (people - 1)
