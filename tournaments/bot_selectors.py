@@ -51,7 +51,7 @@ def bot_participations(*, bot: Bot) -> QuerySet[MatchParticipant]:
     table = MatchParticipant.objects.select_related("entrant").order_by("rank", "seat")
     return (
         MatchParticipant.objects.filter(entrant__bot_version__bot=bot)
-        .select_related("entrant__bot_version", "match__competition", "match__round")
+        .select_related("entrant__bot_version", "match__competition", "match__round", "bot_run")
         .prefetch_related(Prefetch("match__participants", queryset=table))
         .order_by("-match_id")
     )

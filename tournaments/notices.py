@@ -12,11 +12,11 @@ from collections.abc import Iterable, Sequence
 
 from django.urls import reverse
 
-from league.models import Membership
+from league.models import BotVersion, Membership
 from league.notifications.kinds import Kind
 from league.notifications.services import Message, notify, notify_each
 from tournaments.models import Challenge, ChallengeSide, Competition, Entrant, Match, MatchParticipant, Transcript
-from tournaments.result_words import ordinal, outcome
+from tournaments.result_words import failed_by, ordinal, outcome
 
 
 def _competition_link(competition_id: int) -> str:
@@ -25,6 +25,14 @@ def _competition_link(competition_id: int) -> str:
 
 def _people_of(entrants: Iterable[Entrant]) -> list[int]:
     return [entrant.player_id for entrant in entrants if entrant.player_id is not None]
+
+
+def _people_and_owners(entrants: Iterable[Entrant]) -> set[int]:
+    """Each entrant's person, or its bot's owner."""
+    return {
+        entrant.player_id if entrant.player_id is not None else entrant.bot_version.bot.owner_id  # type: ignore[union-attr]
+        for entrant in entrants
+    }
 
 
 # --- a challenge ladder ---------------------------------------------------------------------------------------
@@ -61,6 +69,19 @@ def challenge_answered(
         kind=Kind.CHALLENGE_ANSWERED,
         title=title,
         body=body,
+        link=_competition_link(competition.pk),
+        club=competition.club_id,
+    )
+
+
+def challenge_deadline_near(competition: Competition, challenge: Challenge, waiting: Sequence[Entrant]) -> None:
+    """The defenders who have not accepted yet, once, as the deadline nears: a bot's owner answers for it."""
+    notify(
+        players=_people_and_owners(waiting),
+        kind=Kind.CHALLENGE_DEADLINE,
+        title=f"Answer {challenge.challenger.name}'s challenge in {competition.name} by "
+        f"{challenge.deadline:%a %d %b, %H:%M} UTC",
+        body="Accept and play it, or decline. Past the deadline you forfeit your place.",
         link=_competition_link(competition.pk),
         club=competition.club_id,
     )
@@ -132,13 +153,9 @@ def match_recorded(match_id: int) -> None:
 
 
 def _entrants_people_and_owners(competition_id: int) -> set[int]:
-    entrants = Entrant.objects.filter(competition_id=competition_id, left_at__isnull=True).select_related(
-        "bot_version__bot"
+    return _people_and_owners(
+        Entrant.objects.filter(competition_id=competition_id, left_at__isnull=True).select_related("bot_version__bot")
     )
-    return {
-        entrant.player_id if entrant.player_id is not None else entrant.bot_version.bot.owner_id  # type: ignore[union-attr]
-        for entrant in entrants
-    }
 
 
 def competition_started(competition: Competition) -> None:
@@ -180,4 +197,22 @@ def dispute_opened(transcript: Transcript, match: Match, by_name: str, note: str
         body=f"Game {transcript.game_number + 1}: “{note}”. Compare the versions and accept the right one.",
         link=reverse("site:competition-manage", args=[competition.pk]) + "#disputes",
         club=competition.club_id,
+    )
+
+
+# --- bots -----------------------------------------------------------------------------------------------------
+
+
+def bot_crashing(version: BotVersion, causes: Sequence[str]) -> None:
+    """The owner of a bot version that failed its last matches; ``causes`` newest first."""
+    bot = version.bot
+    ways = list(dict.fromkeys(failed_by(cause) for cause in causes))
+    said = ", ".join(ways[:-1]) + " and " + ways[-1] if len(ways) > 1 else ways[0]
+    notify(
+        players=[bot.owner_id],
+        kind=Kind.BOT_CRASHING,
+        title=f"{bot.name} (version {version.number}) failed its last {len(causes)} matches",
+        body=f"It {said}. Each match on the bot's page says how it failed, with what the bot printed: fix it and "
+        "add a new version.",
+        link=reverse("site:bot", args=[bot.pk]) + "#matches",
     )

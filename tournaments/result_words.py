@@ -26,3 +26,17 @@ def outcome(rank: int, others: list[int]) -> Outcome:
         return Outcome(kind, {"won": "Won", "drawn": "Drew", "lost": "Lost"}[kind])
     shared = rank in others
     return Outcome("placed", f"{ordinal(rank)}{'=' if shared else ''} of {len(others) + 1}")
+
+
+#: What each forfeit cause says of the bot that forfeited, for its owner: "it crashed".
+FAILED_BY = {
+    "timeout": "ran out of time",
+    "crash": "crashed",
+    "illegal_action": "made a move the rules do not allow",
+    "bad_output": "answered with something that is not a move",
+    "init_failure": "did not start",
+}
+
+
+def failed_by(cause: str) -> str:
+    return FAILED_BY.get(cause, cause.replace("_", " "))

@@ -17,6 +17,9 @@ from django.db import connection
 from django.utils import timezone
 
 from league.models import Club, Membership, Player
+from league.notifications.kinds import Kind
+from league.notifications.mail import send_due_mail
+from league.notifications.models import Notification
 from tests.factories import (
     BotFactory,
     BotVersionFactory,
@@ -376,9 +379,7 @@ def test_an_accepted_challenge_not_played_by_the_deadline_expires_and_nobody_mov
     assert late.status_code == 409 and late.json() == {"detail": "challenge 1 is expired"}
 
 
-def test_defenders_who_have_not_answered_are_reminded_once_before_the_deadline(
-    django_capture_on_commit_callbacks: Any,
-) -> None:
+def test_defenders_who_have_not_answered_are_reminded_once_before_the_deadline() -> None:
     ladder = Ladder(challenge_days=2)
     (ann, ann_player), (bob, bob_player) = ladder.person("Ann"), ladder.person("Bob")
     ann_player.user.email = "ann@example.org"
@@ -387,13 +388,16 @@ def test_defenders_who_have_not_answered_are_reminded_once_before_the_deadline(
     number = ladder.challenge(bob_player, bob, ann).json()["number"]
     assert challenges_enforce_deadlines()["reminded"] == 0  # 48 hours left; reminders go 24 hours before
     Challenge.objects.filter(number=number).update(deadline=timezone.now() + timedelta(hours=5))
-    # The mail goes once the reminder is marked, on commit.
-    with django_capture_on_commit_callbacks(execute=True):
-        assert challenges_enforce_deadlines()["reminded"] == 1
-        assert challenges_enforce_deadlines()["reminded"] == 0
+    assert challenges_enforce_deadlines()["reminded"] == 1
+    assert challenges_enforce_deadlines()["reminded"] == 0
+    # A notification like any other: in Ann's inbox, and in her next mail (league/notifications/mail.py).
+    (reminder,) = Notification.objects.filter(kind=Kind.CHALLENGE_DEADLINE)
+    assert reminder.player == ann_player and reminder.mail_due
+    assert reminder.title.startswith("Answer Bob's challenge in Club ladder by ")
+    assert send_due_mail(now=timezone.now() + timedelta(hours=1)) == 1
     (sent,) = mail.outbox
     assert sent.to == ["ann@example.org"]
-    assert "Bob challenged you in Club ladder" in sent.body
+    assert "Answer Bob's challenge in Club ladder" in sent.body
     assert call(None, "get", f"{ladder.url}/challenges/{number}/").json()["reminded_at"] is not None
 
 

@@ -15,7 +15,6 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.core.mail import send_mail
 from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
@@ -268,7 +267,7 @@ def _apply_deadline(challenge_id: int) -> str | None:
 
 
 def _remind(challenge_id: int) -> int:
-    """Mail the defenders who have not accepted; marked reminded once, whoever had an address."""
+    """Tell the defenders who have not accepted, by their channels; marked reminded once, whoever is told."""
     with transaction.atomic():
         challenge = (
             # Only the challenge's row: the competition's lock is recording's, and this needs none of it.
@@ -279,28 +278,11 @@ def _remind(challenge_id: int) -> int:
         )
         if challenge is None:
             return 0
-        waiting = challenge.sides.filter(accepted_at__isnull=True).select_related(
-            "entrant__player__user", "entrant__bot_version__bot__owner__user"
-        )
-        addresses = sorted({address for side in waiting if (address := _address(side.entrant))})
+        waiting = [
+            side.entrant
+            for side in challenge.sides.filter(accepted_at__isnull=True).select_related("entrant__bot_version__bot")
+        ]
         challenge.reminded_at = timezone.now()
         challenge.save(update_fields=["reminded_at"])
-        competition = challenge.competition
-        if addresses:
-            subject = (
-                f"Challenge {challenge.number} in {competition.name}: answer by {challenge.deadline:%Y-%m-%d %H:%M} UTC"
-            )
-            body = (
-                f"{challenge.challenger.name} challenged you in {competition.name}. Accept it and play by "
-                f"{challenge.deadline:%Y-%m-%d %H:%M} UTC, or decline; past the deadline you forfeit your place."
-            )
-            # Sent once the reminder is marked: a slow mail server holds no lock, and a rolled-back mark sends none.
-            transaction.on_commit(
-                lambda: send_mail(subject, body, from_email=None, recipient_list=addresses, fail_silently=True)
-            )
+        notices.challenge_deadline_near(challenge.competition, challenge, waiting)
     return 1
-
-
-def _address(entrant: Entrant) -> str:
-    player = entrant.player if entrant.player_id is not None else entrant.bot_version.bot.owner  # type: ignore[union-attr]
-    return player.user.email if player is not None else ""

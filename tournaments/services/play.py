@@ -21,6 +21,7 @@ from league.agents import BotReport, VersionBots
 from league.models import BotVersion
 from tournaments.formats.registry import format_of
 from tournaments.models import BotRun, Competition, Entrant, Match, MatchParticipant
+from tournaments.services.bot_troubles import bot_failure_counted
 from tournaments.services.results import match_record_result
 from tournaments.services.scheduling import matches_release
 from tournaments.services.statements import instance_from_row, select_columns, sql_cursor
@@ -213,23 +214,25 @@ def _bot_versions(match_id: int, *, load: bool) -> tuple[int, list[BotVersion]]:
 
 
 def bot_runs_record(*, match: Match, reports: dict[int, BotReport]) -> None:
-    """Keep each external bot's log and failure; a rerun of the match keeps the first."""
+    """Keep each external bot's log and failure; a rerun of the match keeps the first, and counts no failure
+    twice towards telling the owner their bot keeps failing."""
     if not reports:
         return
-    participants = list(match.participants.order_by("seat"))
-    BotRun.objects.bulk_create(
-        [
-            BotRun(
-                participant=participants[who],
-                failure=report.failure,
-                detail=report.detail[:4000],
-                log=report.log,
-                start_ms=report.start_ms,
+    participants = list(match.participants.select_related("entrant").order_by("seat"))
+    with transaction.atomic():
+        for who, report in reports.items():
+            participant = participants[who]
+            _, created = BotRun.objects.get_or_create(
+                participant=participant,
+                defaults={
+                    "failure": report.failure,
+                    "detail": report.detail[:4000],
+                    "log": report.log,
+                    "start_ms": report.start_ms,
+                },
             )
-            for who, report in reports.items()
-        ],
-        ignore_conflicts=True,
-    )
+            if created and report.failure and participant.entrant.bot_version_id is not None:
+                bot_failure_counted(version_id=participant.entrant.bot_version_id)
 
 
 def match_mark_error(*, match: Match, error: str) -> Match:

@@ -44,7 +44,7 @@ from tournaments.bot_selectors import (
     owner_bots,
 )
 from tournaments.models import Match, MatchParticipant
-from tournaments.result_words import outcome
+from tournaments.result_words import failed_by, outcome
 from tournaments.web.bot_forms import (
     UPLOAD_LIMIT_WORDS,
     BotDetailsForm,
@@ -129,6 +129,10 @@ class MatchLine:
     version_number: int
     opponents: list[str]
     result: str
+    #: How the bot failed in it ("crashed"), with the failure's detail and what it printed; empty if it did not.
+    failure: str = ""
+    detail: str = ""
+    log: str = ""
 
 
 def match_line(seat: MatchParticipant) -> MatchLine:
@@ -139,11 +143,15 @@ def match_line(seat: MatchParticipant) -> MatchLine:
     else:
         result = outcome(seat.rank, [other.rank or 0 for other in table if other.pk != seat.pk]).words
     version = seat.entrant.bot_version
+    run = getattr(seat, "bot_run", None)  # built-in strategies keep no run
     return MatchLine(
         match=match,
         version_number=version.number if version is not None else 0,
         opponents=[other.entrant.name for other in table if other.pk != seat.pk],
         result=result,
+        failure=failed_by(run.failure) if run is not None and run.failure else "",
+        detail=run.detail if run is not None else "",
+        log=run.log if run is not None else "",
     )
 
 
