@@ -151,6 +151,8 @@ def test_the_lists_of_games_lead_to_the_replay() -> None:
     link = f'href="{reverse("site:match-replay", args=[game.match_id, 1])}"'
     person = Client().get(reverse("site:person", args=[players[0].user.get_username()])).content.decode()
     assert link in person
+    competition = Client().get(reverse("site:competition", args=[game.match.competition_id])).content.decode()
+    assert link in competition
 
     bots_game, owners = finished_bots_game("war")
     bot = Entrant.objects.get(pk=bots_game.seating[0]).bot_version.bot  # type: ignore[union-attr]

@@ -12,6 +12,7 @@ from django.views.decorators.csrf import ensure_csrf_cookie
 from config.throttles import ThrottledLoginView
 from engine.games import UnknownGame
 from league.selectors import player_of_user
+from tournaments.competition_results import competition_results
 from tournaments.competition_sheets import (
     head_to_head_lines,
     rating_chart_axis,
@@ -81,6 +82,7 @@ def competition_sheet(request: HttpRequest, competition_id: int) -> HttpResponse
             chart_lines=chart.cut_to,
             rating_chart_axis=rating_chart_axis(competition),
             head_to_head=head_to_head_lines(competition),
+            results=competition_results(competition, request.GET.get("results")),
         )
     except UnknownGame as exc:
         context["missing_game"] = f"{exc}: this server does not have that game"
