@@ -221,6 +221,26 @@ def sign_up_wait(request: HttpRequest) -> int | None:
     return max(1, math.ceil(throttle.wait() or 0.0))
 
 
+class CalendarFeedThrottle(_Throttle):
+    """Fetches of one calendar feed from one client address. A calendar app asks every quarter hour or so; a
+    loop, or a script walking tokens, is cut off without costing the database a feed each time."""
+
+    scope = "calendar"
+
+    def get_cache_key(self, request: Request, view: APIView | None) -> str | None:
+        ident = self.get_ident(request)
+        # Hashed: the path of a person's feed holds their private token, which must not sit in the cache's keys.
+        return hashlib.sha256(f"{ident} {request.path}".encode()).hexdigest()
+
+
+def calendar_feed_wait(request: HttpRequest) -> int | None:
+    """Counts one fetch of a calendar feed under the calendar rate: None if allowed, else the seconds to wait."""
+    throttle = CalendarFeedThrottle()
+    if throttle.allow_request(Request(request), None):
+        return None
+    return max(1, math.ceil(throttle.wait() or 0.0))
+
+
 class ThrottledLoginView(LoginView):
     """Django's login form (the web table's and the browsable API's) under the API's login rates.
 

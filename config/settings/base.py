@@ -283,6 +283,7 @@ REST_FRAMEWORK: dict[str, Any] = {
             "login": "30/minute",
             "login_username": "10/minute",
             "register": "30/hour",
+            "calendar": "60/hour",
         },
     ),
     # How many proxies in front append to X-Forwarded-For: 0 takes the peer's address, so a client

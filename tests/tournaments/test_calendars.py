@@ -406,3 +406,15 @@ def test_a_feed_keeps_what_is_not_over_and_what_ended_in_the_last_half_year(scen
     assert f"match-{old_finished.pk}" not in events and f"round-{old_finished.round_id}" not in events
     # The live table is still being played, however long ago it was paired.
     assert f"match-{scene.table.pk}" in events and f"round-{scene.table.round_id}" in events
+
+
+def test_a_feed_fetched_too_often_from_one_address_is_refused_for_a_while(scene: Scene, settings: Any) -> None:
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {"calendar": "2/hour"}}
+    club_feed = reverse("site:club-calendar", args=[scene.river.slug])
+    client = Client()
+    assert [client.get(club_feed).status_code for _ in range(3)] == [200, 200, 429]
+    refused = client.get(club_feed)
+    assert int(refused["Retry-After"]) > 0
+    assert "fetched too often" in refused.content.decode()
+    # Counted per feed: the person's own feed is not held up by the club's.
+    assert Client().get(reverse("site:calendar-feed", args=[calendar_feed_renew(player=scene.ann)])).status_code == 200

@@ -17,6 +17,7 @@ from django.utils import timezone
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST, require_safe
 
+from config.throttles import calendar_feed_wait
 from tournaments.calendar_selectors import calendar_feed_owner, calendar_token_of, club_calendar, person_calendar
 from tournaments.calendars import club_feed, person_feed, webcal_address
 from tournaments.services.calendar_feeds import calendar_feed_renew, calendar_feed_revoke
@@ -36,8 +37,23 @@ def _ics(body: bytes, filename: str, *, private: bool) -> HttpResponse:
     return response
 
 
+def _too_often(request: HttpRequest) -> HttpResponse | None:
+    seconds = calendar_feed_wait(request)
+    if seconds is None:
+        return None
+    response = HttpResponse(
+        f"This calendar was fetched too often from your address. Try again in {seconds} seconds.\n",
+        status=429,
+        content_type="text/plain; charset=utf-8",
+    )
+    response["Retry-After"] = str(seconds)
+    return response
+
+
 @require_safe
 def person_feed_view(request: HttpRequest, token: str) -> HttpResponse:
+    if (refused := _too_often(request)) is not None:
+        return refused
     player = calendar_feed_owner(token=token)
     if player is None:
         raise Http404("no calendar at this address")
@@ -50,6 +66,8 @@ def person_feed_view(request: HttpRequest, token: str) -> HttpResponse:
 
 @require_safe
 def club_feed_view(request: HttpRequest, slug: str) -> HttpResponse:
+    if (refused := _too_often(request)) is not None:
+        return refused
     club = club_of(slug)
     now = timezone.now()
     body = club_feed(calendar=club_calendar(club=club, now=now), link=request.build_absolute_uri, now=now)
