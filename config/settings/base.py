@@ -414,7 +414,7 @@ if not 0 <= RATING_LADDER_EXPLORATION_PERCENT <= 100:
     raise ImproperlyConfigured("RATING_LADDER_EXPLORATION_PERCENT must be between 0 and 100")
 if RATING_LADDER_BATCH < 1 or RATING_LADDER_PLACEMENT_MATCHES < 0:
     raise ImproperlyConfigured("RATING_LADDER_BATCH must be at least 1, RATING_LADDER_PLACEMENT_MATCHES at least 0")
-# Defenders who have not answered a challenge are mailed this long before its deadline.
+# Defenders who have not answered a challenge are reminded this long before its deadline (a notification).
 CHALLENGE_REMINDER_HOURS = env_int("CHALLENGE_REMINDER_HOURS", 24)
 # A running match's worker writes a heartbeat this often; a match silent for the grace is requeued.
 MATCH_HEARTBEAT_SECONDS = env_int("MATCH_HEARTBEAT_SECONDS", 5)

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import threading
+
 import pytest
+from django.db import connection
 from django.test import Client
 
 from league.agents import BotReport
@@ -12,7 +15,8 @@ from league.notifications.models import Notification
 from tests.factories import BotFactory, BotVersionFactory, CompetitionFactory, EntrantFactory
 from tests.tournaments.helpers import started
 from tournaments.models import BotRun, Match
-from tournaments.services.bot_troubles import FAILURES_IN_A_ROW
+from tournaments.services import play
+from tournaments.services.bot_troubles import FAILURES_IN_A_ROW, bot_failure_counted
 from tournaments.services.play import bot_runs_record
 
 pytestmark = pytest.mark.django_db
@@ -79,3 +83,36 @@ def test_the_bot_s_page_says_how_it_failed_in_each_match_with_what_it_printed() 
     page = client.get(f"/bots/{version.bot_id}/").content.decode()
     assert page.count("It crashed") == 1
     assert "exit status 1" in page and "Traceback: KeyError &#x27;hand&#x27;" in page
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_failures_recorded_at_once_tell_the_owner_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both matches' runs are written before either counts (the barrier): without the version's lock each would
+    see its own run and the earlier ones only, find exactly three in a row, and tell the owner."""
+    if connection.vendor != "postgresql":
+        pytest.skip("row locks need PostgreSQL")
+    version, matches = uploaded_in_matches(FAILURES_IN_A_ROW + 1)
+    for match in matches[: FAILURES_IN_A_ROW - 1]:
+        record(match, version, CRASHED)
+    both_written = threading.Barrier(2, timeout=20)
+
+    def count_when_both_are_written(*, version_id: int) -> None:
+        both_written.wait()
+        bot_failure_counted(version_id=version_id)
+
+    monkeypatch.setattr(play, "bot_failure_counted", count_when_both_are_written)
+
+    def record_in_thread(match: Match) -> None:
+        try:
+            record(match, version, CRASHED)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=record_in_thread, args=(match,)) for match in matches[FAILURES_IN_A_ROW - 1 :]]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    runs = BotRun.objects.filter(participant__entrant__bot_version=version, failure="crash")
+    assert runs.count() == FAILURES_IN_A_ROW + 1
+    assert len(crashing_notices(version)) == 1

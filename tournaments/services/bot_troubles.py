@@ -18,7 +18,7 @@ def bot_failure_counted(*, version_id: int) -> None:
 
     The version's row is locked first, so two matches recorded at once count in turn: the second sees the
     first's run, and only one of them finds the run of failures exactly long enough."""
-    version = BotVersion.objects.select_for_update().select_related("bot").get(pk=version_id)
+    version = BotVersion.objects.select_for_update(of=("self",)).select_related("bot").get(pk=version_id)
     latest = list(
         BotRun.objects.filter(participant__entrant__bot_version_id=version_id)
         .order_by("-id")
