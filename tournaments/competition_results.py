@@ -26,7 +26,14 @@ class FinishedMatch:
     words: str
 
 
-def competition_results(competition: Competition, page_number: object) -> Page[FinishedMatch]:
+@dataclass(frozen=True)
+class ResultsPage:
+    lines: list[FinishedMatch]
+    #: The page of matches the lines are made of, for the links to newer and older results.
+    page: Page[Match]
+
+
+def competition_results(competition: Competition, page_number: str | None) -> ResultsPage:
     """One page of the competition's finished matches (a bad or too large page number gives the last page):
     three queries however long the page."""
     seated = MatchParticipant.objects.select_related("entrant").order_by("rank", "seat")
@@ -37,8 +44,7 @@ def competition_results(competition: Competition, page_number: object) -> Page[F
         .order_by("-finished_at", "-id")
     )
     page = Paginator(matches, RESULTS_PER_PAGE).get_page(page_number)
-    page.object_list = [_finished(match) for match in page.object_list]
-    return page  # type: ignore[return-value]
+    return ResultsPage([_finished(match) for match in page], page)
 
 
 def _finished(match: Match) -> FinishedMatch:

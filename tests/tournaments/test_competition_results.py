@@ -39,7 +39,7 @@ def test_two_player_results_say_who_beat_whom_and_a_draw_says_drew() -> None:
     first, second = competition.matches.order_by("pk")[:2]
     record(first, WON)
     record(second, DREW)
-    lines = list(competition_results(competition, None))
+    lines = competition_results(competition, None).lines
     names = [[p.entrant.name for p in m.participants.order_by("seat")] for m in (first, second)]
     assert [line.words for line in lines] == [
         f"{names[1][0]} and {names[1][1]} drew",
@@ -53,7 +53,7 @@ def test_a_larger_table_lists_its_places_with_shared_ones_marked() -> None:
     match = competition.matches.get()
     record(match, {"scores": [5, 5, 1], "ranks": [1, 1, 3]})
     seated = [p.entrant.name for p in match.participants.order_by("seat")]
-    (line,) = competition_results(competition, None)
+    (line,) = competition_results(competition, None).lines
     assert line.words == f"1st= {seated[0]}, 1st= {seated[1]}, 3rd {seated[2]}"
 
 
@@ -65,8 +65,7 @@ def test_the_page_lists_the_newest_results_in_the_same_queries_however_many(
     for match in competition.matches.all():
         record(match, WON)
     with django_assert_num_queries(3):  # how many, the page of matches with their round, the seats
-        page = competition_results(competition, "1")
-        lines = list(page)
+        lines = competition_results(competition, "1").lines
     assert len(lines) == min(RESULTS_PER_PAGE, competition.matches.count())
     html = Client().get(reverse("site:competition", args=[competition.pk])).content.decode()
     assert html.count('href="/play/matches/') >= len(lines)
