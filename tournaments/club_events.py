@@ -101,7 +101,7 @@ def match_recorded(match: Match, competition: Competition, seated: Sequence[Matc
             "competition": competition.pk,
             "round": match.round.number,
             "match": match.pk,
-            "ranks": {p.entrant.name: p.rank for p in ranked},
+            "places": [{"entrant": p.entrant_id, "name": p.entrant.name, "rank": p.rank} for p in ranked],
         },
     )
 

@@ -7,12 +7,13 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import threading
 from datetime import timedelta
 from typing import Any
 
 import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from league.joining import club_join
@@ -251,6 +252,34 @@ def test_a_claimed_delivery_is_no_one_else_s_until_its_claim_runs_out(club: Club
     # Its worker died mid-post: once the claim has run out, the sweep may try it again.
     again = claim(delivery.pk, now + timedelta(seconds=61))
     assert again is not None and again.attempts == 2
+
+
+@pytest.mark.django_db(transaction=True)
+def test_workers_claiming_one_delivery_at_the_same_moment_get_it_once(club: Club) -> None:
+    if connection.vendor != "postgresql":
+        pytest.skip("concurrent claims need PostgreSQL")
+    hook(club)
+    club_event(club_id=club.pk, kind=Kind.DISPUTE, text="x")
+    # Committed at once, so its first attempt has run inline (and failed): the claims come when it is due again.
+    delivery = WebhookDelivery.objects.get()
+    now = timezone.now() + timedelta(hours=2)
+    start = threading.Barrier(6)
+    claimed: list[bool] = []
+
+    def one_worker() -> None:
+        try:
+            start.wait()
+            claimed.append(claim(delivery.pk, now) is not None)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=one_worker) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(claimed) == [False] * 5 + [True]
+    assert WebhookDelivery.objects.get().attempts == delivery.attempts + 1
 
 
 def test_a_removed_webhook_gives_up_what_waited_and_hears_nothing_more(club: Club) -> None:
