@@ -6,7 +6,9 @@ deadline for the whole exchange (a server that drips a byte at a time must
 still time out), the reply is capped and never read past the cap, and the
 connection goes to the exact address :mod:`engine.netguard` checked, so a name
 cannot be re-resolved behind our back. One connection is kept for the match
-(HTTP/1.1 keep-alive), so a move costs one round trip.
+(HTTP/1.1 keep-alive), so a move costs one round trip. ``post_once`` lends the
+same guarded client to whatever else posts to an address a person chose (a
+club's webhooks).
 """
 
 from __future__ import annotations
@@ -24,7 +26,15 @@ from typing import Any
 
 from engine.agents import AgentFailure
 from engine.clock import TimeControl
-from engine.netguard import BadBotUrl, IPAddress, ResolveTimeout, parse_bot_url, resolve, shown_address
+from engine.netguard import (
+    BadBotUrl,
+    BotUrl,
+    IPAddress,
+    ResolveTimeout,
+    parse_bot_url,
+    resolve,
+    shown_address,
+)
 from engine.protocol import MAX_REPLY_BYTES, action_of, check_ready, decode_reply, encode
 from engine.remote import RemoteBot
 
@@ -158,54 +168,15 @@ class HttpBot(RemoteBot):
         raise AssertionError("unreachable: the second attempt returns or raises")
 
     def _connect(self, deadline: float, timeout: float) -> _Connection:
-        # Resolved and checked at every connect, not once per match: DNS may change its answer in between.
-        try:
-            addresses = resolve(self.target, allow_private=self.allow_private, timeout=deadline - time.monotonic())
-        except ResolveTimeout as exc:
-            raise AgentFailure("timeout", exc.reason) from None
-        except BadBotUrl as exc:
-            raise AgentFailure("crash", exc.reason) from None
-        failures: list[str] = []
-        for address in addresses:
-            where = f"{shown_address(address)} port {self.target.port}"
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                break
-            try:
-                sock = _open_socket(address, self.target.port, remaining)
-            except TimeoutError:
-                raise AgentFailure("timeout", f"connecting to {where} took more than {timeout * 1000:.0f} ms") from None
-            except OSError as exc:
-                failures.append(f"{where}: {_os_reason(exc)}")
-                continue
-            try:
-                connection = _Connection(self._tls(sock, deadline) if self.target.scheme == "https" else sock)
-            except TimeoutError:
-                raise AgentFailure("timeout", f"TLS handshake with {where} took too long") from None
-            except ssl.SSLCertVerificationError as exc:
-                raise AgentFailure("crash", f"TLS certificate of {where} refused: {exc.verify_message}") from None
-            except OSError as exc:
-                raise AgentFailure("crash", f"TLS handshake with {where}: {_os_reason(exc)}") from None
-            self.connections += 1
-            return connection
-        if not failures:
-            raise AgentFailure("timeout", f"no time left to connect within {timeout * 1000:.0f} ms")
-        raise AgentFailure("crash", "cannot connect: " + "; ".join(failures))
-
-    def _tls(self, sock: socket.socket, deadline: float) -> socket.socket:
-        context = self._ssl_context or _default_ssl_context()
-        # The certificate is checked against the name in the URL (sent as SNI), not the address we dialled.
-        # A fully qualified "name." is the same name to a certificate.
-        name = self.target.host.removesuffix(".")
-        tls = context.wrap_socket(sock, server_hostname=name, do_handshake_on_connect=False)
-        try:
-            # CPython bounds the whole handshake by the socket timeout, not each read of it.
-            tls.settimeout(max(0.001, deadline - time.monotonic()))
-            tls.do_handshake()
-        except BaseException:
-            tls.close()
-            raise
-        return tls
+        connection = connect_checked(
+            self.target,
+            allow_private=self.allow_private,
+            ssl_context=self._ssl_context,
+            deadline=deadline,
+            timeout=timeout,
+        )
+        self.connections += 1
+        return connection
 
     def _drop(self) -> None:
         if self._connection is not None:
@@ -221,6 +192,135 @@ class HttpBot(RemoteBot):
             text = text[:room] + " [log truncated]"
         self._log.append(text)
         self._log_chars += len(text) + 1
+
+
+def connect_checked(
+    target: BotUrl, *, allow_private: bool, ssl_context: ssl.SSLContext | None, deadline: float, timeout: float
+) -> _Connection:
+    """A connection to one of the addresses the target resolves to now, each checked by netguard; an
+    :class:`AgentFailure` ("timeout" or "crash") saying why there is none."""
+    # Resolved and checked at every connect, not once per match: DNS may change its answer in between.
+    try:
+        addresses = resolve(target, allow_private=allow_private, timeout=deadline - time.monotonic())
+    except ResolveTimeout as exc:
+        raise AgentFailure("timeout", exc.reason) from None
+    except BadBotUrl as exc:
+        raise AgentFailure("crash", exc.reason) from None
+    failures: list[str] = []
+    for address in addresses:
+        where = f"{shown_address(address)} port {target.port}"
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            break
+        try:
+            sock = _open_socket(address, target.port, remaining)
+        except TimeoutError:
+            raise AgentFailure("timeout", f"connecting to {where} took more than {timeout * 1000:.0f} ms") from None
+        except OSError as exc:
+            failures.append(f"{where}: {_os_reason(exc)}")
+            continue
+        try:
+            tls = target.scheme == "https"
+            return _Connection(_tls(sock, target, ssl_context, deadline) if tls else sock)
+        except TimeoutError:
+            raise AgentFailure("timeout", f"TLS handshake with {where} took too long") from None
+        except ssl.SSLCertVerificationError as exc:
+            raise AgentFailure("crash", f"TLS certificate of {where} refused: {exc.verify_message}") from None
+        except OSError as exc:
+            raise AgentFailure("crash", f"TLS handshake with {where}: {_os_reason(exc)}") from None
+    if not failures:
+        raise AgentFailure("timeout", f"no time left to connect within {timeout * 1000:.0f} ms")
+    raise AgentFailure("crash", "cannot connect: " + "; ".join(failures))
+
+
+def _tls(sock: socket.socket, target: BotUrl, context: ssl.SSLContext | None, deadline: float) -> socket.socket:
+    context = context or _default_ssl_context()
+    # The certificate is checked against the name in the URL (sent as SNI), not the address we dialled.
+    # A fully qualified "name." is the same name to a certificate.
+    name = target.host.removesuffix(".")
+    tls = context.wrap_socket(sock, server_hostname=name, do_handshake_on_connect=False)
+    try:
+        # CPython bounds the whole handshake by the socket timeout, not each read of it.
+        tls.settimeout(max(0.001, deadline - time.monotonic()))
+        tls.do_handshake()
+    except BaseException:
+        tls.close()
+        raise
+    return tls
+
+
+@dataclass(frozen=True)
+class PostAnswer:
+    """What a server answered one POST: its status and the first bytes of its page."""
+
+    status: int
+    excerpt: str
+
+
+class PostFailed(Exception):
+    """No answer: the address was refused, the connection failed, or the time ran out. ``reason`` says which."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def post_once(
+    url: str,
+    body: bytes,
+    headers: Mapping[str, str],
+    *,
+    timeout: float,
+    allow_private: bool,
+    user_agent: str = "cardclub",
+    ssl_context: ssl.SSLContext | None = None,
+) -> PostAnswer:
+    """POST ``body`` to ``url`` once, with the same guards as a bot's exchange: the address netguard checked at
+    this connect, one deadline for the whole exchange, an answer read no further than a short excerpt.
+
+    For whoever else posts to an address a person chose (a club's webhooks, league/webhooks/). Redirects are
+    not followed: the answer is the status.
+    """
+    try:
+        target = parse_bot_url(url)
+    except BadBotUrl as exc:
+        raise PostFailed(exc.reason) from None
+    deadline = time.monotonic() + timeout
+    lines = [
+        f"POST {target.path_and_query} HTTP/1.1",
+        f"Host: {target.host_header}",
+        f"User-Agent: {user_agent}",
+        "Content-Type: application/json",
+        f"Content-Length: {len(body)}",
+        "Connection: close",
+        *(f"{name}: {value}" for name, value in headers.items()),
+    ]
+    if any(char in line for line in lines for char in "\r\n"):
+        raise PostFailed("a header holds a line break")
+    head = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+    try:
+        connection = connect_checked(
+            target, allow_private=allow_private, ssl_context=ssl_context, deadline=deadline, timeout=timeout
+        )
+    except AgentFailure as failure:
+        raise PostFailed(failure.detail or failure.cause) from None
+    try:
+        connection.send(head + body, deadline)
+        # Every answer is read as an error page's would be: only its first bytes matter to the sender.
+        response = _read_response(connection, deadline, cap=ERROR_EXCERPT_BYTES)
+    except (_Deadline, TimeoutError):
+        raise PostFailed(f"no complete answer within {timeout:.0f} s") from None
+    except _Malformed as exc:
+        raise PostFailed(f"not an HTTP response: {exc}") from None
+    except _Closed:
+        raise PostFailed("the server closed the connection without a full answer") from None
+    except _TooLong:
+        raise PostFailed("the answer was too long") from None
+    except OSError as exc:
+        raise PostFailed(_os_reason(exc)) from None
+    finally:
+        connection.close()
+    return PostAnswer(status=response.status, excerpt=response.body.decode("utf-8", "replace").strip())
 
 
 def _status_report(response: _Response) -> str:
@@ -364,7 +464,8 @@ class _Response:
     keep_alive: bool
 
 
-def _read_response(connection: _Connection, deadline: float) -> _Response:
+def _read_response(connection: _Connection, deadline: float, *, cap: int | None = None) -> _Response:
+    """The next answer; with ``cap``, any answer is read as an error page is, its first ``cap`` bytes kept."""
     while True:
         minor, status, reason, headers = _read_head(connection, deadline)
         # 1xx are interim ("100 Continue"); the answer follows. 101 would switch protocols: we never ask to.
@@ -377,14 +478,16 @@ def _read_response(connection: _Connection, deadline: float) -> _Response:
     keep_alive = "close" not in tokens if minor == 1 else "keep-alive" in tokens
     # An error page is read only for the owner's log: its first bytes are enough.
     ok = 200 <= status < 300
-    cap = MAX_REPLY_BYTES if ok else ERROR_EXCERPT_BYTES
+    excerpt = cap is not None or not ok
+    if cap is None:
+        cap = MAX_REPLY_BYTES if ok else ERROR_EXCERPT_BYTES
     try:
-        body, delimited = _read_body(connection, status, headers, cap, deadline, truncate=not ok)
+        body, delimited = _read_body(connection, status, headers, cap, deadline, truncate=excerpt)
     except (_TooLong, _Closed, _Deadline, _Malformed, OSError):
-        if ok:
+        if not excerpt:
             raise
         body, delimited = bytes(connection.buffer[:cap]), False
-    if not ok:
+    if excerpt:
         body = body[:cap]
     return _Response(
         status=status,

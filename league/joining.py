@@ -33,6 +33,7 @@ from league.models import Club, Invitation, JoinRequest, Membership, PersonalInv
 from league.notifications.kinds import Kind
 from league.notifications.services import notify
 from league.organiser_staff import staff_follows_organiser_role
+from league.webhooks.services import club_event
 
 #: An invitation lives at most this long, and at least an hour.
 MAX_INVITATION_DAYS = 90
@@ -73,6 +74,14 @@ def _tell_organisers(club: Club, player: Player, note: str) -> None:
         body=f"Their note: “{note.strip()}”" if note.strip() else "Accept or decline the request.",
         link=reverse("site:club-requests", args=[club.slug]),
         club=club,
+    )
+    # The club's chat hears who asks, not their note (it is written to the organisers).
+    club_event(
+        club_id=club.pk,
+        kind=Kind.JOIN_REQUEST,
+        text=f"{player.display_name} asks to join {club.name}",
+        link=reverse("site:club-requests", args=[club.slug]),
+        data={"player": player.pk},
     )
 
 

@@ -290,3 +290,6 @@ class PersonalInvitation(models.Model):
 # The notifications' models live with their service (league/notifications/); imported here so that the league
 # app, which owns them, finds them.
 from league.notifications.models import Notification, NotificationSetting  # noqa: E402, F401
+
+# A club's webhooks and their deliveries (league/webhooks/), found the same way.
+from league.webhooks.models import ClubWebhook, WebhookDelivery  # noqa: E402, F401

@@ -15,6 +15,7 @@ from django.urls import reverse
 from league.models import BotVersion, Membership
 from league.notifications.kinds import Kind
 from league.notifications.services import Message, notify, notify_each
+from tournaments import club_events
 from tournaments.models import Challenge, ChallengeSide, Competition, Entrant, Match, MatchParticipant, Transcript
 from tournaments.result_words import failed_by, ordinal, outcome
 
@@ -41,6 +42,7 @@ def _people_and_owners(entrants: Iterable[Entrant]) -> set[int]:
 def challenged(competition: Competition, challenge: Challenge, sides: Sequence[ChallengeSide]) -> None:
     """The defenders who must answer: who challenged them, and by when."""
     waiting = [side.entrant for side in sides if side.role == ChallengeSide.Role.DEFENDER and side.accepted_at is None]
+    club_events.challenged(competition, challenge, sides)
     notify(
         players=_people_of(waiting),
         kind=Kind.CHALLENGED,
@@ -56,6 +58,7 @@ def challenge_answered(
     competition: Competition, challenge: Challenge, sides: Sequence[ChallengeSide], how: str
 ) -> None:
     """Everyone in the challenge but whoever answered: ``how`` is "accepted", "declined" or "withdrawn"."""
+    club_events.challenge_answered(competition, challenge, sides, how)
     if how == "withdrawn":
         told = [side.entrant for side in sides if side.role == ChallengeSide.Role.DEFENDER]
         title = f"{challenge.challenger.name} withdrew the challenge in {competition.name}"
@@ -117,6 +120,7 @@ def matches_ready(match_ids: Sequence[int]) -> None:
                 )
             )
     notify_each(kind=Kind.ROUND_PAIRED, messages=messages)
+    club_events.matches_paired(by_match.values())
 
 
 def match_recorded(match_id: int) -> None:
@@ -147,6 +151,7 @@ def match_recorded(match_id: int) -> None:
             )
         )
     notify_each(kind=Kind.MATCH_RECORDED, messages=messages)
+    club_events.match_recorded(match, competition, seated)
 
 
 # --- competitions ---------------------------------------------------------------------------------------------
@@ -159,6 +164,7 @@ def _entrants_people_and_owners(competition_id: int) -> set[int]:
 
 
 def competition_started(competition: Competition) -> None:
+    club_events.competition_started(competition)
     notify(
         players=_entrants_people_and_owners(competition.pk),
         kind=Kind.COMPETITION_STARTED,
@@ -171,6 +177,7 @@ def competition_started(competition: Competition) -> None:
 
 def competition_finished(competition_id: int) -> None:
     competition = Competition.objects.get(pk=competition_id)
+    club_events.competition_finished(competition)
     notify(
         players=_entrants_people_and_owners(competition_id),
         kind=Kind.COMPETITION_FINISHED,
@@ -187,6 +194,7 @@ def competition_finished(competition_id: int) -> None:
 def dispute_opened(transcript: Transcript, match: Match, by_name: str, note: str) -> None:
     """The organisers and referees of the club, who settle it."""
     competition = match.competition
+    club_events.dispute_opened(transcript, match, by_name)
     settlers = Membership.objects.filter(
         club_id=competition.club_id, role__in=[Membership.Role.ORGANISER, Membership.Role.REFEREE]
     ).values_list("player_id", flat=True)

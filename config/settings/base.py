@@ -311,6 +311,8 @@ SPECTACULAR_SETTINGS = {
         "MatchStatusEnum": "tournaments.models.Match.Status",
         "BotVersionKindEnum": "league.models.BotVersion.Kind",
         "BotVersionStatusEnum": "league.models.BotVersion.Status",
+        # A notification's kind, and the events a club's webhook hears of.
+        "NotificationKindEnum": "league.notifications.kinds.Kind",
     },
 }
 
@@ -374,11 +376,16 @@ CELERY_TASK_IGNORE_RESULT = True
 # Game simulation has its own queue, so long matches never hold up the housekeeping tasks.
 CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_DEFAULT_QUEUE", "default")
 CELERY_GAMES_QUEUE = env_str("CELERY_GAMES_QUEUE", "games")
+# Club webhooks wait on other people's servers (up to WEBHOOK_TIMEOUT_SECONDS a post): their own queue, so a
+# receiver that is down never holds up the housekeeping (clocks, reapers) or the games (docs/webhooks.md).
+CELERY_WEBHOOKS_QUEUE = env_str("CELERY_WEBHOOKS_QUEUE", "webhooks")
 # Validation matches run bots in the sandbox too: they belong with the games, not the web's quick tasks.
 CELERY_TASK_ROUTES = {
     "tournaments.tasks.run_match": {"queue": CELERY_GAMES_QUEUE},
     "league.tasks.validate_bot_version": {"queue": CELERY_GAMES_QUEUE},
     "tournaments.tasks.advance_live_match": {"queue": CELERY_GAMES_QUEUE},
+    "league.tasks.deliver_webhook": {"queue": CELERY_WEBHOOKS_QUEUE},
+    "league.tasks.sweep_webhooks": {"queue": CELERY_WEBHOOKS_QUEUE},
 }
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
@@ -402,6 +409,13 @@ CELERY_BEAT_SCHEDULE = {
     "notification-mail": {
         "task": "league.tasks.send_notification_mail",
         "schedule": float(env_int("NOTIFY_MAIL_SWEEP_SECONDS", 60)),
+    },
+    # Club webhooks' retries, and deliveries whose worker died (docs/webhooks.md). A sweep nobody took in time
+    # expires rather than piles up behind a webhooks worker that is away: the next one does the same work.
+    "webhooks": {
+        "task": "league.tasks.sweep_webhooks",
+        "schedule": float(env_int("WEBHOOK_SWEEP_SECONDS", 15)),
+        "options": {"expires": float(env_int("WEBHOOK_SWEEP_SECONDS", 15))},
     },
 }
 # A rating ladder's tick pairs at most this many matches per ladder (each bot plays at most one a round).
@@ -442,6 +456,30 @@ BOT_HTTP_BANK_MS = env_int("BOT_HTTP_BANK_MS", 0)
 # Off in production: an HTTP bot must not be a way into the service's own network.
 BOT_HTTP_ALLOW_PRIVATE = env_bool("BOT_HTTP_ALLOW_PRIVATE", False)
 BOT_VALIDATION_GRACE = env_int("BOT_VALIDATION_GRACE", 300)
+# Club webhooks (docs/webhooks.md) go through the HTTP bots' address filter: no loopback, private or metadata
+# address unless this allows it (as BOT_HTTP_ALLOW_PRIVATE does, by default).
+WEBHOOK_ALLOW_PRIVATE = env_bool("WEBHOOK_ALLOW_PRIVATE", BOT_HTTP_ALLOW_PRIVATE)
+# One post's whole exchange, connect included.
+WEBHOOK_TIMEOUT_SECONDS = env_int("WEBHOOK_TIMEOUT_SECONDS", 10)
+# How long an attempt holds its delivery: a worker that dies mid-post leaves it due again after this.
+WEBHOOK_CLAIM_SECONDS = env_int("WEBHOOK_CLAIM_SECONDS", 60)
+# After a failed attempt the next waits the base, doubled after each failure up to the most; then given up.
+WEBHOOK_RETRY_BASE_SECONDS = env_int("WEBHOOK_RETRY_BASE_SECONDS", 30)
+WEBHOOK_RETRY_MAX_SECONDS = env_int("WEBHOOK_RETRY_MAX_SECONDS", 3600)
+WEBHOOK_MAX_ATTEMPTS = env_int("WEBHOOK_MAX_ATTEMPTS", 8)
+# How long one sweep may keep posting before it leaves the rest to the next.
+WEBHOOK_SWEEP_BUDGET_SECONDS = env_int("WEBHOOK_SWEEP_BUDGET_SECONDS", 60)
+for _name in ("WEBHOOK_TIMEOUT_SECONDS", "WEBHOOK_RETRY_BASE_SECONDS", "WEBHOOK_MAX_ATTEMPTS",
+              "WEBHOOK_SWEEP_BUDGET_SECONDS"):  # fmt: skip
+    if globals()[_name] <= 0:
+        raise ImproperlyConfigured(f"{_name}={globals()[_name]}: must be positive")
+if WEBHOOK_CLAIM_SECONDS <= WEBHOOK_TIMEOUT_SECONDS:
+    raise ImproperlyConfigured(
+        f"WEBHOOK_CLAIM_SECONDS ({WEBHOOK_CLAIM_SECONDS}) must be more than WEBHOOK_TIMEOUT_SECONDS "
+        f"({WEBHOOK_TIMEOUT_SECONDS}), or a slow post would be claimed again while it is still under way"
+    )
+if WEBHOOK_RETRY_MAX_SECONDS < WEBHOOK_RETRY_BASE_SECONDS:
+    raise ImproperlyConfigured("WEBHOOK_RETRY_MAX_SECONDS must not be less than WEBHOOK_RETRY_BASE_SECONDS")
 for _name in ("BOT_MOVE_MS", "BOT_START_MS", "BOT_WALL_MS", "BOT_MEMORY_MB", "BOT_CPU_SECONDS", "BOT_PROCESSES",
               "BOT_LOG_BYTES", "BOT_HTTP_MOVE_MS"):  # fmt: skip
     if globals()[_name] <= 0:

@@ -22,9 +22,10 @@ The modules, one job each:
 - ``form_helpers``: small form pieces shared with the competition admin (a player search box…);
 - ``players``, ``clubs``, ``bots``, ``bot_versions``: the ModelAdmins and their forms;
 - ``joining``: invitation codes, join requests and personal invitations, read-only;
+- ``webhooks``: clubs' webhooks and their delivery logs, read-only;
 - ``users``: Django's user pages (superusers only), whose usernames follow the names rule (league/names.py).
 
 Django's autodiscovery imports this package; importing these modules registers their ModelAdmins.
 """
 
-from league.admin import bot_versions, bots, clubs, joining, players, users  # noqa: F401
+from league.admin import bot_versions, bots, clubs, joining, players, users, webhooks  # noqa: F401

@@ -10,6 +10,7 @@ from league.api.joining import ClubInvitationViewSet, InvitationViewSet, JoinReq
 from league.api.notifications import NotificationViewSet
 from league.api.personal_invitations import ClubPersonalInvitationViewSet, MyInvitationViewSet
 from league.api.players import PlayerViewSet
+from league.api.webhooks import ClubWebhookViewSet
 
 # Path converters rather than regexes, so every id in the schema is typed as an integer.
 router = SimpleRouter(use_regex_path=False)
@@ -25,6 +26,7 @@ router.register("clubs/<int:club_pk>/join-requests", JoinRequestViewSet, basenam
 router.register(
     "clubs/<int:club_pk>/personal-invitations", ClubPersonalInvitationViewSet, basename="club-personal-invitation"
 )
+router.register("clubs/<int:club_pk>/webhooks", ClubWebhookViewSet, basename="club-webhook")
 router.register("invitations", InvitationViewSet, basename="invitation")
 router.register("notifications", NotificationViewSet, basename="notification")
 

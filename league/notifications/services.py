@@ -37,6 +37,11 @@ def notifications_held() -> Iterator[None]:
         _HELD.reset(token)
 
 
+def notifications_are_held() -> bool:
+    """Whether the caller is inside ``notifications_held`` (a club's webhooks are held there too)."""
+    return _HELD.get()
+
+
 def _title(words: str) -> str:
     words = " ".join(words.split())
     if len(words) <= TITLE_CHARS:

@@ -110,8 +110,9 @@ def workers(transactional_db: None, settings: object, tmp_path: Path) -> Iterato
             pytest.fail("CI must run the worker tests on PostgreSQL and Redis")
         pytest.skip("needs PostgreSQL (DATABASE_URL) and Redis (CELERY_BROKER_URL)")
     token = uuid.uuid4().hex[:8]
-    games_queue, default_queue = f"games-{token}", f"default-{token}"
+    games_queue, default_queue, webhooks_queue = f"games-{token}", f"default-{token}", f"webhooks-{token}"
     settings.CELERY_GAMES_QUEUE = games_queue  # type: ignore[attr-defined]
+    settings.CELERY_WEBHOOKS_QUEUE = webhooks_queue  # type: ignore[attr-defined]
     app.conf.task_always_eager = False
     env = {
         "DJANGO_SETTINGS_MODULE": "config.settings.test",
@@ -119,13 +120,14 @@ def workers(transactional_db: None, settings: object, tmp_path: Path) -> Iterato
         "CELERY_BROKER_URL": BROKER,
         "CELERY_GAMES_QUEUE": games_queue,
         "CELERY_DEFAULT_QUEUE": default_queue,
+        "CELERY_WEBHOOKS_QUEUE": webhooks_queue,
         "CELERY_TASK_ALWAYS_EAGER": "false",
         "MATCH_HEARTBEAT_SECONDS": "1",
         "MATCH_HEARTBEAT_GRACE": "4",
         "MATCH_QUEUE_GRACE": "2",
         "MATCH_REAP_SECONDS": "1",
     }
-    started = Workers(env, f"{games_queue},{default_queue}", tmp_path, token)
+    started = Workers(env, f"{games_queue},{default_queue},{webhooks_queue}", tmp_path, token)
     try:
         yield started
     finally:
@@ -134,7 +136,7 @@ def workers(transactional_db: None, settings: object, tmp_path: Path) -> Iterato
         app.conf.task_always_eager = True
         try:
             with app.connection_for_write() as conn:
-                for queue in (games_queue, default_queue):
+                for queue in (games_queue, default_queue, webhooks_queue):
                     conn.default_channel.queue_delete(queue)
         except Exception:
             # A drill may have left the broker down (it restarts it in its own clean-up): nothing to delete then.

@@ -53,6 +53,10 @@ MAIN_PATHS = {
     "/api/players/me/invitations/": {"get"},
     "/api/players/me/invitations/{id}/accept/": {"post"},
     "/api/players/me/invitations/{id}/decline/": {"post"},
+    # A club's webhooks (issue 24, docs/webhooks.md).
+    "/api/clubs/{club_pk}/webhooks/": {"get", "post"},
+    "/api/clubs/{club_pk}/webhooks/{id}/": {"delete"},
+    "/api/clubs/{club_pk}/webhooks/{id}/deliveries/": {"get"},
     # The caller's notifications (issue 24).
     "/api/notifications/": {"get"},
     "/api/notifications/read/": {"post"},
@@ -156,6 +160,8 @@ READS_THAT_REFUSE = {
     ("get", "/api/tournaments/{competition_pk}/disputes/"),
     ("get", "/api/clubs/{club_pk}/invitations/"),
     ("get", "/api/clubs/{club_pk}/personal-invitations/"),
+    ("get", "/api/clubs/{club_pk}/webhooks/"),
+    ("get", "/api/clubs/{club_pk}/webhooks/{id}/deliveries/"),
     # Exports: the private records and the whole competition are for its organisers.
     ("get", "/api/tournaments/{id}/games.jsonl"),
     ("get", "/api/tournaments/{id}/export/"),
@@ -201,6 +207,7 @@ WRITES_NEVER_400 = {
     ("post", "/api/tournaments/{competition_pk}/challenges/{number}/withdraw/"),
     ("post", "/api/notifications/{id}/read/"),
     ("post", "/api/notifications/read/"),
+    ("delete", "/api/clubs/{club_pk}/webhooks/{id}/"),
 }
 #: Operations that need no authentication at all: the token endpoint reads credentials from its body, and
 #: anyone may sign up.

@@ -36,6 +36,7 @@ from engine.verify import verify
 from league.models import Membership, Player
 from league.notifications.mail import EVERY_KIND, unsubscribe_token
 from league.notifications.models import Notification
+from league.webhooks.models import ClubWebhook, WebhookDelivery
 from tests.factories import MembershipFactory, PlayerFactory, UserFactory
 from tests.tournaments.hidden_support import (
     Secrets,
@@ -46,7 +47,8 @@ from tests.tournaments.hidden_support import (
     url_routes,
 )
 from tests.tournaments.live_support import LIVE_GAMES, live_match
-from tournaments.models import Competition, Game, LiveTable, Match
+from tournaments import club_events
+from tournaments.models import Competition, Game, LiveTable, Match, MatchParticipant
 from tournaments.services.live import live_match_record_if_over, live_move
 
 pytestmark = pytest.mark.django_db
@@ -218,6 +220,11 @@ class Walk:
                 MISSING,
             ],
             "unsubscribe": [unsubscribe_token(player, EVERY_KIND) for player in players],
+            # What the club's webhooks were sent, in their delivery logs (organisers only).
+            "webhooks": [
+                *ClubWebhook.objects.filter(club_id=competition.club_id).values_list("pk", flat=True),
+                MISSING,
+            ],
         }
 
     def every_path(self, viewer: Viewer) -> list[str]:
@@ -422,6 +429,7 @@ def test_no_viewer_reads_a_card_it_may_not_see_nor_a_seed_anywhere_while_a_live_
     settings.LIVE_STREAM_SECONDS = 0
     caplog.set_level(logging.DEBUG)
     match, players = live_match(game, people=people, options=options, games=GAMES_PER_MATCH.get(game, 2))
+    hear_the_club(match)
     walk = Walk(match, viewers_of(match, players), caplog)
     commitments = list(match.commitments)
 
@@ -431,6 +439,14 @@ def test_no_viewer_reads_a_card_it_may_not_see_nor_a_seed_anywhere_while_a_live_
     assert walk.match.status == Match.Status.DONE
     assert (moves > 0) is (game != "war")
     assert_only_the_records_reveal_the_seed(walk, commitments)
+
+
+def hear_the_club(match: Match) -> None:
+    """A webhook for the match's club, told of its round as the start tells it: its delivery log is walked too."""
+    ClubWebhook.objects.create(club_id=match.competition.club_id, url="http://127.0.0.1:9/", secret="s" * 16)
+    seats = MatchParticipant.objects.filter(match=match).select_related("entrant", "match__competition", "match__round")
+    club_events.matches_paired([list(seats.order_by("seat"))])
+    assert WebhookDelivery.objects.filter(webhook__club_id=match.competition.club_id).count() == 1
 
 
 def assert_only_the_records_reveal_the_seed(walk: Walk, commitments: list[str]) -> None:

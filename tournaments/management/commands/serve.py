@@ -30,7 +30,7 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         worker = WorkerProcess(
             "local",
-            queues=f"{settings.CELERY_GAMES_QUEUE},{settings.CELERY_TASK_DEFAULT_QUEUE}",
+            queues=f"{settings.CELERY_GAMES_QUEUE},{settings.CELERY_TASK_DEFAULT_QUEUE},{settings.CELERY_WEBHOOKS_QUEUE}",
             concurrency=options["concurrency"],
             beat=True,
             log_path=settings.VAR_DIR / "worker.log",
