@@ -20,8 +20,8 @@ from engine.games.punk import deck_for
 from engine.match import seating_for
 from engine.record import Record
 from engine.runner import play_game
-from league.models import Membership, Player
-from tests.factories import CompetitionFactory, MembershipFactory, PlayerFactory, full_options
+from league.models import Club, Membership, Player
+from tests.factories import CompetitionFactory, PlayerFactory, full_options
 from tournaments.models import Competition, Entrant, Match, MatchParticipant, Round, Standing
 
 #: Bots that play each game at the "table".
@@ -35,9 +35,12 @@ def transcript_match(
     games: int = 1,
     options: dict[str, Any] | None = None,
     players: list[Player] | None = None,
+    club: Club | None = None,
 ) -> tuple[Match, list[Player]]:
-    """A running transcript competition's one live match between ``people`` club members, seat 0 first."""
+    """A running transcript competition's one live match between ``people`` club members, seat 0 first; in
+    ``club`` if given (its members stay as they are), else in a club of its own."""
     competition = CompetitionFactory(
+        **({"club": club} if club is not None else {}),
         game=game,
         players_per_match=people,
         options=full_options(game, people, options),
@@ -52,7 +55,9 @@ def transcript_match(
         competition=competition, round=round_, number=1, seed=77, status=Match.Status.LIVE, started_at=timezone.now()
     )
     for seat, player in enumerate(seated):
-        MembershipFactory(club=competition.club, player=player, role=Membership.Role.MEMBER)
+        Membership.objects.get_or_create(
+            club=competition.club, player=player, defaults={"role": Membership.Role.MEMBER}
+        )
         entrant = Entrant.objects.create(competition=competition, player=player, name=player.display_name)
         MatchParticipant.objects.create(match=match, entrant=entrant, seat=seat)
         Standing.objects.create(competition=competition, entrant=entrant)
