@@ -259,3 +259,19 @@ def test_a_correspondence_clock_runs_out_after_days_not_before() -> None:
     assert clock["move_ms"] > 2 * DAY * 1000 and clock["game_ms"] > 6 * DAY * 1000
     assert live_clocks_enforce(now=started + timedelta(days=3, seconds=1)) == 1
     assert Match.objects.get(pk=match.pk).status == Match.Status.DONE
+
+
+def test_a_challenge_s_match_expiring_unplayed_takes_back_its_notices() -> None:
+    from tests.tournaments.test_challenges import Ladder, call
+    from tournaments.models import Challenge
+    from tournaments.services.challenges import challenges_enforce_deadlines
+
+    ladder = Ladder(game="1923", options={"mode": "set"})
+    (ann, ann_player), (bob, bob_player) = ladder.person("Ann"), ladder.person("Bob")
+    ladder.start(order=[ann, bob])
+    number = ladder.challenge(bob_player, bob, ann).json()["number"]
+    assert call(ann_player, "post", f"{ladder.url}/challenges/{number}/accept/").status_code == 200
+    assert Notification.objects.filter(kind=Kind.YOUR_TURN).exists()
+    Challenge.objects.filter(competition_id=ladder.id, number=number).update(deadline=timezone.now())
+    assert challenges_enforce_deadlines()["expired"] == 1
+    assert not Notification.objects.filter(kind=Kind.YOUR_TURN).exists()

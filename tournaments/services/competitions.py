@@ -208,7 +208,7 @@ def competition_cancel(*, competition: Competition) -> Competition:
         if locked.status in (Competition.Status.FINISHED, Competition.Status.CANCELLED):
             raise ValidationError({"competition": f"the competition is already {locked.status}"})
         # Live matches stop too: nobody may go on moving at a table whose competition is over.
-        turns_withdrawn(locked.pk)
+        turns_withdrawn(competition_id=locked.pk)
         locked.matches.filter(status__in=[Match.Status.PENDING, Match.Status.ERROR, Match.Status.LIVE]).update(
             status=Match.Status.CANCELLED
         )

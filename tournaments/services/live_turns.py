@@ -61,12 +61,16 @@ def turns_passed(told: Mapping[str, int]) -> None:
     notices.your_turn_passed(list(told.values()))
 
 
-def turns_withdrawn(competition_id: int) -> None:
-    """The competition's live matches are stopped (cancelled): the turns its people were told of will never be
-    played, and no mail is to tell of them."""
-    held = LiveTable.objects.filter(
-        match__competition_id=competition_id, match__status=Match.Status.LIVE, finished_at__isnull=True
-    ).values_list("turn_notices", flat=True)
+def turns_withdrawn(*, competition_id: int | None = None, match_id: int | None = None) -> None:
+    """Live matches stop without a move (a competition cancelled, a challenge's match expired), in the caller's
+    transaction before it marks them: the turns their people were told of will never be played, and no mail is
+    to tell of them."""
+    tables = LiveTable.objects.filter(match__status=Match.Status.LIVE, finished_at__isnull=True)
+    if competition_id is not None:
+        tables = tables.filter(match__competition_id=competition_id)
+    if match_id is not None:
+        tables = tables.filter(match_id=match_id)
+    held = tables.values_list("turn_notices", flat=True)
     notices.your_turn_passed([pk for told in held for pk in told.values()])
 
 
