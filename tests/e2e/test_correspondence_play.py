@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from django.conf import settings
 from django.core import mail
 from django.db import transaction
 
@@ -132,6 +133,17 @@ def test_a_game_by_correspondence_tells_each_person_of_their_turn_and_shows_days
     assert DAYS_CLOCK.search(clock_of(a)), clock_of(a)
     assert not SECONDS_CLOCK.search(clock_of(a)), clock_of(a)
     check_page(a, "correspondence-table-your-turn")
+    # The page's clock words at their edges: seconds up to a day, days and hours from one.
+    edges = [3599000, 3600000, 86399000, 86400000, 90000000, 2 * DAY * 1000 + 7200000, 7 * DAY * 1000 - 1]
+    assert a.evaluate("(edges) => edges.map(window.Play.clock)", edges) == [
+        "59:59",
+        "1:00:00",
+        "23:59:59",
+        "1 day",
+        "1 day 1 hour",
+        "2 days 2 hours",
+        "7 days",
+    ]
     move_at(a)
     # Away from the table (a page left open on it would count as looking at every turn that comes).
     a.goto(f"{base}/")
@@ -144,7 +156,7 @@ def test_a_game_by_correspondence_tells_each_person_of_their_turn_and_shows_days
     assert send_due_mail() == 1
     (sent,) = mail.outbox
     assert sent.to == ["ben@example.org"] and sent.subject == notice.title
-    assert f"{base}{table_path}" in sent.body or f"{table_path}" in sent.body
+    assert f"{settings.SITE_URL}{table_path}" in sent.body
 
     # Ben sees it on his dashboard, with days to answer, and in his inbox; the entry takes him to the table.
     b = pages["ben"]
