@@ -7,6 +7,7 @@ selector (``my_matches``, as ``/api/players/me/matches/`` serves it), so the pag
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from django.db.models import Case, Count, IntegerField, Q, QuerySet, Value, When
@@ -110,6 +111,8 @@ class TableLine:
     live: bool
     #: The others at the table, a bot named as one.
     opponents: list[str]
+    #: While it is the person's turn, when their time for it runs out.
+    deadline: datetime | None = None
 
     @classmethod
     def of(cls, summary: dict[str, Any]) -> TableLine:
@@ -125,6 +128,7 @@ class TableLine:
                 for seat in summary["participants"]
                 if not seat["you"]
             ],
+            deadline=summary["my_deadline"],
         )
 
 

@@ -276,6 +276,10 @@ def _summary(match: Match, player: Player, table: LiveTable | None) -> dict[str,
         "my_seat": my_seat,
         "to_act": to_act,
         "my_turn": my_seat in awaiting,
+        # When the person's time for this decision runs out, while it is theirs (days away by correspondence).
+        "my_deadline": seat_deadline(match.competition, table, my_seat)
+        if table is not None and my_seat in awaiting
+        else None,
         "version": match.version,
         "table_url": f"/api/matches/{match.pk}/table/",
         "play_url": f"/play/matches/{match.pk}/",

@@ -353,11 +353,22 @@ class LiveTable(models.Model):
     #: The earliest moment a seat now to act runs out of time; the clock task looks here.
     deadline = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    #: The people now to act who have been told it is their turn (tournaments/services/live_turns.py), each
+    #: by player id (a string: JSON's keys are) to the id of their "your turn" notification, or 0 if their
+    #: settings wrote none. A person's entry goes when their turn passes, and with it the notification if it
+    #: was never mailed: a turn already played is no news.
+    turn_notices = models.JSONField(default=dict, blank=True)
+    #: When the people now to act who have not been told are to be told: at a correspondence pace, a quiet
+    #: while after their turn began (the sweep looks here); null when nobody waits to be told.
+    tell_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["match_id", "number"]
         constraints = [models.UniqueConstraint(fields=["match", "number"], name="live_table_number_unique")]
-        indexes = [models.Index(fields=["deadline"], name="live_table_deadline")]
+        indexes = [
+            models.Index(fields=["deadline"], name="live_table_deadline"),
+            models.Index(fields=["tell_at"], condition=Q(tell_at__isnull=False), name="live_table_tell_at"),
+        ]
 
     def __str__(self) -> str:
         return f"live game {self.number} of match {self.match_id}"

@@ -8,12 +8,16 @@ troubles, through league/notifications' bot kinds).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
 
 from django.urls import reverse
+from django.utils import timezone
 
 from league.models import BotVersion, Membership
 from league.notifications.kinds import Kind
+from league.notifications.models import Notification
 from league.notifications.services import Message, notify, notify_each
 from tournaments import club_events
 from tournaments.models import Challenge, ChallengeSide, Competition, Entrant, Match, MatchParticipant, Transcript
@@ -224,3 +228,61 @@ def bot_crashing(version: BotVersion, causes: Sequence[str]) -> None:
         "add a new version.",
         link=reverse("site:bot", args=[bot.pk]) + "#matches",
     )
+
+
+# --- live tables ----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One person whose turn it is at a live table: whom they play, and when their time for it runs out."""
+
+    player_id: int
+    opponents: Sequence[str]
+    deadline: datetime
+
+
+def your_turn(competition: Competition, match_id: int, game_number: int, turns: Sequence[Turn]) -> dict[int, int]:
+    """The people now to act at a live table (tournaments/services/live_turns.py decides who and when): each
+    player's id to their notification's, for those their settings wrote one for.
+
+    The words name the opponents, the competition, the game and the deadline, and nothing of the cards: a
+    notification is read by whoever reads the person's mail.
+    """
+    which = f" (game {game_number + 1})" if competition.games_per_match > 1 else ""
+    link = reverse("site:table", args=[match_id])
+    messages = [
+        Message(
+            player_id=turn.player_id,
+            title=f"Your turn against {_names(turn.opponents)} in {competition.name}{which}",
+            body=f"Your time for this decision runs out {turn.deadline:%a %d %b, %H:%M} UTC.",
+            link=link,
+            club_id=competition.club_id,
+        )
+        for turn in turns
+    ]
+    made = notify_each(kind=Kind.YOUR_TURN, messages=messages)
+    return {notification.player_id: notification.pk for notification in made}
+
+
+def your_turn_passed(notification_ids: Collection[int]) -> None:
+    """Their turn is played (or its game is over): a "your turn" not yet mailed is no news any more and goes, so
+    no mail ever tells of a turn already played and a live game leaves no trail of them in the inbox; one that
+    was mailed stays, read, as the mail did.
+
+    One being mailed at this moment is skipped, not waited for: a move never waits on a mail server.
+    """
+    ids = [pk for pk in notification_ids if pk]
+    if not ids:
+        return
+    free = Notification.objects.select_for_update(skip_locked=True).filter(pk__in=ids).values("pk")
+    _, deleted = Notification.objects.filter(pk__in=free, mailed_at__isnull=True).delete()
+    # Most turns are played before their mail is due: all went, and there is nothing left to mark.
+    if deleted.get(Notification._meta.label, 0) < len(ids):
+        Notification.objects.filter(pk__in=free, read_at__isnull=True).update(read_at=timezone.now())
+
+
+def _names(names: Sequence[str]) -> str:
+    if len(names) <= 1:
+        return "".join(names) or "nobody"
+    return f"{', '.join(names[:-1])} and {names[-1]}"

@@ -6,7 +6,7 @@ from celery import shared_task
 
 from config.database_outages import sweep, when_database_answers
 from tournaments.services.challenges import challenges_enforce_deadlines
-from tournaments.services.live import live_clocks_enforce, live_match_record_if_over
+from tournaments.services.live import live_clocks_enforce, live_match_record_if_over, live_turns_tell
 from tournaments.services.live_bots import live_bots_play, live_bots_reap
 from tournaments.services.play import match_play
 from tournaments.services.rating_ladder import rating_ladders_tick
@@ -60,6 +60,12 @@ def enforce_live_clocks() -> None:
     """Celery beat, every few seconds: people out of time forfeit; bots whose task was lost are asked again."""
     sweep(live_clocks_enforce)
     sweep(live_bots_reap)
+
+
+@shared_task
+def tell_quiet_turns() -> None:
+    """Celery beat: at tables played by correspondence, people whose turn has been quiet a while are told."""
+    sweep(live_turns_tell)
 
 
 @shared_task

@@ -242,6 +242,14 @@ NOTIFY_MAIL_GATHER_SECONDS = env_int("NOTIFY_MAIL_GATHER_SECONDS", 300)
 NOTIFY_MAIL_GAP_SECONDS = env_int("NOTIFY_MAIL_GAP_SECONDS", 3600)
 if NOTIFY_MAIL_GATHER_SECONDS < 0 or NOTIFY_MAIL_GAP_SECONDS < 0:
     raise ImproperlyConfigured("NOTIFY_MAIL_GATHER_SECONDS and NOTIFY_MAIL_GAP_SECONDS must be 0 or more")
+# "Your turn" (docs/notifications.md): a live table whose time for one decision is at least
+# CORRESPONDENCE_MOVE_SECONDS is played by correspondence, and a person there is told of their turn only once it
+# has been theirs for NOTIFY_TURN_QUIET_SECONDS without a move (found by beat's sweep every
+# NOTIFY_TURN_SWEEP_SECONDS); at a faster pace they are told at once.
+CORRESPONDENCE_MOVE_SECONDS = env_int("CORRESPONDENCE_MOVE_SECONDS", 3600)
+NOTIFY_TURN_QUIET_SECONDS = env_int("NOTIFY_TURN_QUIET_SECONDS", 600)
+if CORRESPONDENCE_MOVE_SECONDS < 1 or NOTIFY_TURN_QUIET_SECONDS < 0:
+    raise ImproperlyConfigured("CORRESPONDENCE_MOVE_SECONDS must be at least 1, NOTIFY_TURN_QUIET_SECONDS 0 or more")
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
@@ -416,6 +424,11 @@ CELERY_BEAT_SCHEDULE = {
         "task": "league.tasks.sweep_webhooks",
         "schedule": float(env_int("WEBHOOK_SWEEP_SECONDS", 15)),
         "options": {"expires": float(env_int("WEBHOOK_SWEEP_SECONDS", 15))},
+    },
+    # "Your turn" by correspondence, once a turn has been quiet a while (docs/notifications.md).
+    "turn-notices": {
+        "task": "tournaments.tasks.tell_quiet_turns",
+        "schedule": float(env_int("NOTIFY_TURN_SWEEP_SECONDS", 60)),
     },
 }
 # A rating ladder's tick pairs at most this many matches per ladder (each bot plays at most one a round).

@@ -37,6 +37,7 @@ from tournaments.live_selectors import (
 )
 from tournaments.models import Match
 from tournaments.services.live import MoveOutcome, live_move
+from tournaments.services.live_turns import table_seen
 
 T = TypeVar("T")
 
@@ -121,7 +122,10 @@ class MatchTableView(APIView):
         Send the last ETag as If-None-Match to get 304 while nothing changed.
         """
         snapshot = _snapshot(pk)
-        viewer = _viewer(snapshot, viewing_player(request))
+        player = viewing_player(request)
+        viewer = _viewer(snapshot, player)
+        if player is not None and viewer.participant is not None:
+            table_seen(match_id=pk, player_id=player.pk)
         etag = _etag(snapshot, viewer)
         if request.headers.get("If-None-Match") == etag:
             return Response(status=status.HTTP_304_NOT_MODIFIED, headers={"ETag": etag})
@@ -177,6 +181,9 @@ class MyMatchSerializer(serializers.Serializer[Any]):
     my_seat = serializers.IntegerField()
     to_act = serializers.ListField(child=serializers.IntegerField())
     my_turn = serializers.BooleanField()
+    my_deadline = serializers.DateTimeField(
+        allow_null=True, help_text="while it is the caller's turn: when their time for this decision runs out"
+    )
     version = serializers.IntegerField()
     table_url = serializers.CharField()
     play_url = serializers.CharField()

@@ -27,6 +27,7 @@ from tournaments.formats.values import whole_setting
 from tournaments.ladder_places import within_reach
 from tournaments.models import Challenge, ChallengeSide, Competition, Entrant, Match
 from tournaments.services.challenge_decisions import close, decide_by_forfeit, ladder_order
+from tournaments.services.live_turns import turns_withdrawn
 from tournaments.services.round_rows import rounds_create
 from tournaments.services.scheduling import matches_release
 
@@ -261,6 +262,7 @@ def _apply_deadline(challenge_id: int) -> str | None:
         if match is not None and match.status in (Match.Status.RUNNING, Match.Status.DONE):
             return None  # a worker is playing it, or has just recorded it
         if match is not None:
+            turns_withdrawn(match_id=match.pk)
             Match.objects.filter(pk=match.pk).update(status=Match.Status.CANCELLED, finished_at=timezone.now())
         close(challenge, sides, Challenge.Status.EXPIRED, "not played by the deadline: nobody moves")
         return "expired"

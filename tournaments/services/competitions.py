@@ -23,6 +23,7 @@ from tournaments.formats.registry import DEFAULT_FORMAT, chosen_format, format_o
 from tournaments.models import Competition, Entrant, Match, Standing
 from tournaments.services.challenge_decisions import challenges_cancel, table_changed
 from tournaments.services.competition_settings import settings_checked
+from tournaments.services.live_turns import turns_withdrawn
 from tournaments.services.scheduling import matches_release, round_release
 
 
@@ -207,6 +208,7 @@ def competition_cancel(*, competition: Competition) -> Competition:
         if locked.status in (Competition.Status.FINISHED, Competition.Status.CANCELLED):
             raise ValidationError({"competition": f"the competition is already {locked.status}"})
         # Live matches stop too: nobody may go on moving at a table whose competition is over.
+        turns_withdrawn(competition_id=locked.pk)
         locked.matches.filter(status__in=[Match.Status.PENDING, Match.Status.ERROR, Match.Status.LIVE]).update(
             status=Match.Status.CANCELLED
         )

@@ -39,6 +39,7 @@ from tournaments.services.live_tables import (
     match_games_over,
     seat_deadline,
     settle,
+    tell_waiting_turns,
 )
 from tournaments.services.results import match_record_result
 from tournaments.services.statements import sql_cursor
@@ -277,6 +278,29 @@ def _forfeit_late(match_id: int, now: datetime) -> int:
         # The forfeit names one seat: the one whose time ran out first (the lower seat on a tie).
         _forfeit(context, table, game, min(late)[1], "timeout", "ran out of time", now)
         return 1
+
+
+def live_turns_tell(*, now: datetime | None = None) -> int:
+    """Run by Celery beat: at tables played by correspondence, the people whose turn has been quiet for
+    ``NOTIFY_TURN_QUIET_SECONDS`` are told of it (services/live_turns.py); how many were told."""
+    now = now or timezone.now()
+    told = 0
+    due = LiveTable.objects.filter(tell_at__lte=now, finished_at__isnull=True, match__status=Match.Status.LIVE)
+    for match_id in due.values_list("match_id", flat=True).distinct():
+        told += retrying_deadlocks(functools.partial(_tell_quiet, match_id, now))
+    return told
+
+
+def _tell_quiet(match_id: int, now: datetime) -> int:
+    with transaction.atomic():
+        context = lock_live_match(match_id)
+        table = context.table
+        # Read again under the lock: a move since the sweep looked has told (or passed) the turn itself.
+        if context.match.status != Match.Status.LIVE or table is None or table.finished_at is not None:
+            return 0
+        if table.tell_at is None or table.tell_at > now:
+            return 0
+        return tell_waiting_turns(context, table, LiveGame.loads(table.game))
 
 
 def retrying_deadlocks(work: Callable[[], T], attempts: int = 3) -> T:

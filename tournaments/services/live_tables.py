@@ -27,6 +27,7 @@ from tournaments.errors import Conflict
 from tournaments.formats.registry import format_of
 from tournaments.live_events import publish_change
 from tournaments.models import Competition, LiveTable, Match, MatchParticipant
+from tournaments.services.live_turns import turns_passed, turns_settle, turns_tell_waiting
 from tournaments.services.statements import instance_from_row, select_columns, sql_cursor
 
 #: The task that moves a live match on (tournaments/tasks.py), sent by name: the tasks import this module.
@@ -212,23 +213,40 @@ Current = tuple[LiveTable, LiveGame] | None
 
 
 def settle(context: LiveContext, table: LiveTable, game: LiveGame, now: datetime) -> Current:
-    """Store the table after a change: close a finished game and open the next; the table now in play."""
+    """Store the table after a change: close a finished game and open the next; the table now in play.
+
+    Every change of a live match that sets who is to act ends here (a move, a bot's, a forfeit, the first
+    deal), so here too the people whose turn it now is are told of it (services/live_turns.py)."""
+    told = table.turn_notices
     while game.is_over():
         table.game = game.dumps()
         table.record = game.record().to_dict()
         table.finished_at = now
         table.deadline = None
+        table.turn_notices, table.tell_at = {}, None
         _save_table(table)
         if match_games_over(context, table):
+            turns_passed(told)
             return None
         table, game = open_game(context, table.number + 1, now)
     table.game = game.dumps()
     people = context.people_seats(table)
     # Bots keep their own clocks on the workers; the beat looks only for people out of time.
-    times = [seat_deadline(context.competition, table, seat) for seat in game.awaiting() if seat in people]
-    table.deadline = min(times) if times else None
+    deadlines = {seat: seat_deadline(context.competition, table, seat) for seat in game.awaiting() if seat in people}
+    table.deadline = min(deadlines.values()) if deadlines else None
+    turns_settle(context, table, deadlines, told)
     _save_table(table)
     return table, game
+
+
+def tell_waiting_turns(context: LiveContext, table: LiveTable, game: LiveGame) -> int:
+    """At a correspondence pace, once the quiet while is over: tell the people still to act (under the match's
+    lock, by beat's sweep); how many were told."""
+    people = context.people_seats(table)
+    deadlines = {seat: seat_deadline(context.competition, table, seat) for seat in game.awaiting() if seat in people}
+    told = turns_tell_waiting(context, table, deadlines)
+    LiveTable.objects.filter(pk=table.pk).update(turn_notices=table.turn_notices, tell_at=table.tell_at)
+    return told
 
 
 def match_games_over(context: LiveContext, last: LiveTable) -> bool:
@@ -263,7 +281,17 @@ def bump_version(context: LiveContext) -> None:
 
 
 #: What a change of a table in play writes (its match, number and seating never change).
-_TABLE_CHANGES = ("game", "record", "turn_started_at", "decision_version", "clock_used_ms", "deadline", "finished_at")
+_TABLE_CHANGES = (
+    "game",
+    "record",
+    "turn_started_at",
+    "decision_version",
+    "clock_used_ms",
+    "deadline",
+    "finished_at",
+    "turn_notices",
+    "tell_at",
+)
 
 
 def _save_table(table: LiveTable) -> None:

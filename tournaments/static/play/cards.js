@@ -96,9 +96,17 @@
     return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
   }
 
-  // Milliseconds as m:ss (h:mm:ss from an hour), never negative.
+  const counted = (n, unit) => `${n} ${unit}${n === 1 ? "" : "s"}`;
+
+  // Milliseconds as m:ss (h:mm:ss from an hour), never negative; from a day on, days and hours in words
+  // ("2 days 23 hours"): a correspondence clock counted in seconds would read 71:59:59.
   function clock(ms) {
     const total = Math.max(0, Math.ceil(ms / 1000));
+    const days = Math.floor(total / 86400);
+    if (days) {
+      const hours = Math.floor((total % 86400) / 3600);
+      return hours ? `${counted(days, "day")} ${counted(hours, "hour")}` : counted(days, "day");
+    }
     const h = Math.floor(total / 3600);
     const m = Math.floor((total % 3600) / 60);
     const s = String(total % 60).padStart(2, "0");

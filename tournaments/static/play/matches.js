@@ -3,7 +3,7 @@
 "use strict";
 
 (function () {
-  const { el, errorText } = window.Play;
+  const { el, errorText, clock } = window.Play;
   const root = document.getElementById("matches");
   const tableUrl = (id) => root.dataset.tableUrl.replace(/0\/$/, `${id}/`);
   const REFRESH_MS = 3000;
@@ -23,7 +23,11 @@
     const opponents = (match.participants || []).filter((p) => !p.you).map((p) => p.name);
     let turn;
     if (match.status === "pending") turn = el("span", { class: "tag" }, "not started");
-    else if (match.my_turn) turn = el("strong", { class: "tag acting" }, "your turn");
+    else if (match.my_turn) {
+      // The time left for this decision, as the table's clock reads it ("2 days 23 hours" by correspondence).
+      const left = match.my_deadline ? ` · ${clock(Date.parse(match.my_deadline) - Date.now())} left` : "";
+      turn = [el("strong", { class: "tag acting" }, "your turn"), left ? el("span", { class: "quiet time-left" }, left) : null];
+    }
     else if ((match.to_act || []).length) turn = `waiting for ${match.to_act.map((s) => seatName(match, s)).join(" and ")}`;
     else turn = "";
     return el("li", { class: `match${match.my_turn ? " my-turn" : ""}`, dataset: { match: match.id, myTurn: match.my_turn ? "yes" : "no" } },
