@@ -16,7 +16,7 @@ from django.urls import reverse
 from league.notifications.kinds import Kind
 from league.webhooks.services import ClubEvent, club_event, club_events
 from tournaments.models import Challenge, ChallengeSide, Competition, Match, MatchParticipant, Transcript
-from tournaments.result_words import ordinal
+from tournaments.result_words import listed, ordinal
 
 #: Tables a "round paired" line names; the rest are counted.
 MOST_TABLES_NAMED = 10
@@ -26,18 +26,12 @@ def _competition_link(competition_id: int) -> str:
     return reverse("site:competition", args=[competition_id])
 
 
-def _names(names: Sequence[str]) -> str:
-    if len(names) <= 1:
-        return "".join(names)
-    return f"{', '.join(names[:-1])} and {names[-1]}"
-
-
 def challenged(competition: Competition, challenge: Challenge, sides: Sequence[ChallengeSide]) -> None:
     defenders = [side.entrant.name for side in sides if side.role == ChallengeSide.Role.DEFENDER]
     club_event(
         club_id=competition.club_id,
         kind=Kind.CHALLENGED,
-        text=f"{challenge.challenger.name} challenged {_names(defenders)} in {competition.name} "
+        text=f"{challenge.challenger.name} challenged {listed(defenders)} in {competition.name} "
         f"(to be answered by {challenge.deadline:%a %d %b, %H:%M} UTC)",
         link=_competition_link(competition.pk),
         data={"competition": competition.pk, "challenge": challenge.number},
@@ -51,7 +45,7 @@ def challenge_answered(
     club_event(
         club_id=competition.club_id,
         kind=Kind.CHALLENGE_ANSWERED,
-        text=f"{challenge.challenger.name}'s challenge to {_names(defenders)} in {competition.name} is {how}",
+        text=f"{challenge.challenger.name}'s challenge to {listed(defenders)} in {competition.name} is {how}",
         link=_competition_link(competition.pk),
         data={"competition": competition.pk, "challenge": challenge.number, "answer": how},
     )

@@ -21,7 +21,7 @@ from league.notifications.models import Notification
 from league.notifications.services import Message, notify, notify_each
 from tournaments import club_events
 from tournaments.models import Challenge, ChallengeSide, Competition, Entrant, Match, MatchParticipant, Transcript
-from tournaments.result_words import failed_by, ordinal, outcome
+from tournaments.result_words import failed_by, listed, ordinal, outcome
 
 
 def _competition_link(competition_id: int) -> str:
@@ -218,8 +218,7 @@ def dispute_opened(transcript: Transcript, match: Match, by_name: str, note: str
 def bot_crashing(version: BotVersion, causes: Sequence[str]) -> None:
     """The owner of a bot version that failed its last matches; ``causes`` newest first."""
     bot = version.bot
-    ways = list(dict.fromkeys(failed_by(cause) for cause in causes))
-    said = ", ".join(ways[:-1]) + " and " + ways[-1] if len(ways) > 1 else ways[0]
+    said = listed(list(dict.fromkeys(failed_by(cause) for cause in causes)))
     notify(
         players=[bot.owner_id],
         kind=Kind.BOT_CRASHING,
@@ -254,7 +253,7 @@ def your_turn(competition: Competition, match_id: int, game_number: int, turns: 
     messages = [
         Message(
             player_id=turn.player_id,
-            title=f"Your turn against {_names(turn.opponents)} in {competition.name}{which}",
+            title=f"Your turn against {listed(turn.opponents) or 'nobody'} in {competition.name}{which}",
             body=f"Your time for this decision runs out {turn.deadline:%a %d %b, %H:%M} UTC.",
             link=link,
             club_id=competition.club_id,
@@ -280,9 +279,3 @@ def your_turn_passed(notification_ids: Collection[int]) -> None:
     # Most turns are played before their mail is due: all went, and there is nothing left to mark.
     if deleted.get(Notification._meta.label, 0) < len(ids):
         Notification.objects.filter(pk__in=free, read_at__isnull=True).update(read_at=timezone.now())
-
-
-def _names(names: Sequence[str]) -> str:
-    if len(names) <= 1:
-        return "".join(names) or "nobody"
-    return f"{', '.join(names[:-1])} and {names[-1]}"

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 
@@ -40,3 +41,10 @@ FAILED_BY = {
 
 def failed_by(cause: str) -> str:
     return FAILED_BY.get(cause, cause.replace("_", " "))
+
+
+def listed(words: Sequence[str]) -> str:
+    """ "Ann", "Ann and Ben", "Ann, Ben and Cy"; empty for none."""
+    if len(words) <= 1:
+        return "".join(words)
+    return f"{', '.join(words[:-1])} and {words[-1]}"

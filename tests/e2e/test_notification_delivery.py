@@ -52,8 +52,9 @@ EVENING = 40
 TOLD = {
     "ann": Counter(
         {
-            Kind.COMPETITION_STARTED: 3,  # the live round robin, the two challenge ladders
-            Kind.ROUND_PAIRED: 1,
+            Kind.COMPETITION_STARTED: 4,  # War and 1923 at the tables, the two challenge ladders
+            Kind.ROUND_PAIRED: 2,
+            Kind.YOUR_TURN: 1,  # 1923 at a live pace: told at once
             Kind.MATCH_RECORDED: 1,
             Kind.COMPETITION_FINISHED: 1,
             Kind.CHALLENGED: 2,
@@ -64,21 +65,26 @@ TOLD = {
     ),
     "ben": Counter(
         {
-            Kind.COMPETITION_STARTED: 3,
-            Kind.ROUND_PAIRED: 1,
+            Kind.COMPETITION_STARTED: 4,
+            Kind.ROUND_PAIRED: 2,
+            Kind.YOUR_TURN: 1,
             Kind.MATCH_RECORDED: 1,
             Kind.COMPETITION_FINISHED: 1,
             Kind.CHALLENGE_ANSWERED: 1,
         }
     ),
+    # By correspondence: told of their turn by beat's sweep once it has been quiet a while, and mailed of it
+    # alone (a round paired and a competition started are not mailed unless a person asks).
+    "cat": Counter({Kind.COMPETITION_STARTED: 1, Kind.ROUND_PAIRED: 1, Kind.YOUR_TURN: 1}),
+    "dan": Counter({Kind.COMPETITION_STARTED: 1, Kind.ROUND_PAIRED: 1, Kind.YOUR_TURN: 1}),
     "olga": Counter({Kind.JOIN_REQUEST: EVENING + 1, Kind.DISPUTE: 1}),
 }
 #: What the club's chat is told: one post an event, not one a person.
 POSTED = Counter(
     {
         Kind.JOIN_REQUEST: EVENING + 1,
-        Kind.COMPETITION_STARTED: 3,
-        Kind.ROUND_PAIRED: 1,
+        Kind.COMPETITION_STARTED: 5,
+        Kind.ROUND_PAIRED: 3,
         Kind.MATCH_RECORDED: 1,
         Kind.COMPETITION_FINISHED: 1,
         Kind.CHALLENGED: 2,
@@ -92,6 +98,8 @@ QUICK = {
     "WEBHOOK_SWEEP_SECONDS": "1",
     "NOTIFY_MAIL_GATHER_SECONDS": "0",
     "NOTIFY_MAIL_SWEEP_SECONDS": "1",
+    "NOTIFY_TURN_QUIET_SECONDS": "1",
+    "NOTIFY_TURN_SWEEP_SECONDS": "1",
 }
 BROKEN_BOT = b"raise SystemExit('this bot does not start')\n"
 
@@ -120,10 +128,11 @@ def a_bot_that_keeps_failing(owner: Player) -> None:
         bot_runs_record(match=match, reports={0: report})
 
 
-def autumn_war(where: Club, people: list[Player]) -> Competition:
-    """A short live War round robin of these people: the workers play its flips, no one decides anything."""
+def at_the_tables(where: Club, people: list[Player], name: str, game: str, **settings: Any) -> Competition:
+    """A round robin of these people at the site's tables, started."""
+    options = {"max_rounds": 30} if game == "war" else {}  # War's flips are played by the workers: a short game
     competition = CompetitionFactory(
-        club=where, name="Autumn war", game="war", options=full_options("war", 2, {"max_rounds": 30})
+        club=where, name=name, game=game, options=full_options(game, len(people), options), **settings
     )
     for player in people:
         entrant_join(competition=competition, player=player)
@@ -145,6 +154,7 @@ def test_each_event_reaches_the_inbox_one_mail_a_person_and_the_club_s_chat_once
 ) -> None:
     assert not connection.in_atomic_block  # each service commits at once: its deliveries go after the commit
     settings.WEBHOOK_ALLOW_PRIVATE = True
+    settings.NOTIFY_TURN_QUIET_SECONDS = 1  # a table keeps when to tell, reckoned when its turn begins: here
     mail_folder = tmp_path / "mail"
     with receiving(SECRET) as receiver:
         river = club("Riverside", Club.Joining.REQUEST)
@@ -158,7 +168,11 @@ def test_each_event_reaches_the_inbox_one_mail_a_person_and_the_club_s_chat_once
         club_join(club=river, player=PlayerFactory(display_name="Nia"), note="I play on Thursdays")
         for number in range(EVENING):
             club_join(club=river, player=PlayerFactory(display_name=f"Newcomer {number}"))
-        war = autumn_war(river, [ann, ben])
+        war = at_the_tables(river, [ann, ben], "Autumn war", "war")
+        at_the_tables(river, [ann, ben], "Thursday 1923", "1923")  # both choose at once: both are told
+        cat, dan = person("cat", river, display_name="Cat"), person("dan", river, display_name="Dan")
+        days = {"move_seconds": 3 * 86400, "game_seconds": 10 * 86400}
+        at_the_tables(river, [cat, dan], "Winter letters", "1923", **days)
         declined = challenge_awaiting(river, olga, challenger=ben, defender=ann)
         defender = declined.sides.get(role=ChallengeSide.Role.DEFENDER).entrant
         challenge_decline(competition=declined.competition, number=declined.number, defender=defender)
@@ -186,7 +200,7 @@ def test_each_event_reaches_the_inbox_one_mail_a_person_and_the_club_s_chat_once
         )
 
         # The inbox: each person's own notifications, by kind, and the API lists them.
-        for player in (ann, ben, olga):
+        for player in (ann, ben, olga):  # cat and dan wait for the sweep
             kinds = Counter(Notification.objects.filter(player=player, on_site=True).values_list("kind", flat=True))
             assert kinds == TOLD[player.user.username], player.user.username
         listed = client_for(ann.user).get("/api/notifications/", {"unread": "true"}).json()
@@ -212,13 +226,25 @@ def test_each_event_reaches_the_inbox_one_mail_a_person_and_the_club_s_chat_once
             lambda: not Notification.objects.filter(mail_due=True, mailed_at__isnull=True).exists(),
             what="every notification to be mailed",
         )
+        wait_for(
+            lambda: Notification.objects.filter(kind=Kind.YOUR_TURN, player__in=[cat, dan]).count() == 2,
+            what="beat to tell the correspondence players of their turn",
+        )
+        wait_for(
+            lambda: not Notification.objects.filter(mail_due=True, mailed_at__isnull=True).exists(),
+            what="the correspondence players' mail",
+        )
+        for player in (cat, dan):
+            kinds = Counter(Notification.objects.filter(player=player, on_site=True).values_list("kind", flat=True))
+            assert kinds == TOLD[player.user.username], player.user.username
     mails = mails_in(mail_folder)
-    assert sorted(mail["To"] for mail in mails) == ["ann@example.org", "ben@example.org", "olga@example.org"]
+    assert sorted(mail["To"] for mail in mails) == [f"{name}@example.org" for name in sorted(TOLD)]
     for mail in mails:
         text = mail.get_body(preferencelist=("plain",)).get_content()  # type: ignore[union-attr]
         player = Player.objects.get(user__email=mail["To"])
         for notification in Notification.objects.filter(player=player):
-            assert f"* {notification.title}" in text
+            assert (f"* {notification.title}" in text) == notification.mail_due
         assert mail["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
-    olga_mail = next(mail for mail in mails if mail["To"] == "olga@example.org")
-    assert olga_mail["Subject"].startswith(f"{EVENING + 2} things for you at the card club")
+    subjects = {mail["To"]: mail["Subject"] for mail in mails}
+    assert subjects["olga@example.org"].startswith(f"{EVENING + 2} things for you at the card club")
+    assert subjects["cat@example.org"] == "Your turn against Dan in Winter letters"
