@@ -63,6 +63,9 @@ def test_stopping_the_server_stops_its_worker_and_cleans_up(tmp_path: Path, stop
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         start_new_session=True,  # its own process group, as make's is at a terminal
+        # Started with SIGINT ignored, as a shell without job control starts `make run &`: the server must stop
+        # on Ctrl-C all the same (an ignored signal is inherited through exec; a handler is not).
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
     )
     try:
         deadline = time.monotonic() + 60

@@ -35,8 +35,11 @@ class Command(BaseCommand):
             beat=True,
             log_path=settings.VAR_DIR / "worker.log",
         )
-        # SIGTERM ends the server like Ctrl-C does, so the worker is stopped on the way out.
+        # SIGTERM ends the server like Ctrl-C does, so the worker is stopped on the way out. Ctrl-C itself is
+        # set too: a shell without job control starts a background command with SIGINT ignored, Python then
+        # leaves it ignored, and the server would outlive every Ctrl-C sent to its group.
         signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         worker.start()
         self.stdout.write(
             f"worker: {options['concurrency']} processes on {settings.CELERY_BROKER_URL.split('://')[0]} "
