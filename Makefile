@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup sandbox browser browser-libs run demo test drill fuzz lint typecheck bench bench-api bench-service bench-ladder bench-admin bench-live bench-swiss bench-knockout bench-bots bench-war bench-1923 bench-banter bench-punk bench-sprt clean
+.PHONY: setup sandbox browser browser-libs run demo test drill fuzz lint typecheck bench bench-api bench-service bench-short bench-ladder bench-admin bench-live bench-swiss bench-knockout bench-bots bench-war bench-1923 bench-banter bench-punk bench-sprt clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -110,6 +110,15 @@ bench-service: setup
 		$(PY) manage.py bench_service --entrants 16 --games-per-match 500
 	DATABASE_URL=$(SERVICE_DB) CELERY_BROKER_URL=redis://127.0.0.1:6379/0 CACHE_URL=redis://127.0.0.1:6379/1 \
 		$(PY) manage.py bench_service --entrants 16 --games-per-match 1000
+
+## Single-game matches (what a rating ladder plays) through the whole service against the bare engine: a War
+## round robin of 64 bots, 2,016 matches, on 2 workers; the last line is the figure (issue 25). A fresh database.
+bench-short: setup
+	dropdb -h 127.0.0.1 -U postgres --if-exists cardclub_bench_service
+	createdb -h 127.0.0.1 -U postgres cardclub_bench_service
+	DATABASE_URL=$(SERVICE_DB) $(PY) manage.py migrate --noinput -v 0
+	DATABASE_URL=$(SERVICE_DB) CELERY_BROKER_URL=redis://127.0.0.1:6379/0 CACHE_URL=redis://127.0.0.1:6379/1 \
+		$(PY) manage.py bench_service --entrants 64 --games-per-match 1
 
 ## A rating ladder of 1,000 built-in bots ticked for 20 rounds on 2 workers: matches/s scheduled and recorded,
 ## and the tick's time (docs/performance.md, "Ladders"). A fresh database.

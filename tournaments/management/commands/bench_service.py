@@ -61,14 +61,21 @@ class Command(BaseCommand):
             f"War round robin: {entrants} entrants, {matches} matches x {games_per_match} games = {games:,} games, "
             f"{runs} run(s)"
         )
-        ratios = [self._run(entrants, games_per_match, workers, matches, games) for _ in range(runs)]
+        measured = [self._run(entrants, games_per_match, workers, matches, games) for _ in range(runs)]
+        ratios = [ratio for _, ratio in measured]
         self.stdout.write(
             f"ratio over {runs} run(s): median {statistics.median(ratios):.2f} "
             f"(runs: {', '.join(f'{ratio:.2f}' for ratio in ratios)})"
         )
+        if games_per_match == 1:
+            # `make bench-short`'s figure (issue 25): a game a match, so matches/s is games/s.
+            rate = statistics.median(games / seconds for seconds, _ in measured)
+            self.stdout.write(
+                f"single-game matches: {rate:,.0f} recorded/s, ratio {statistics.median(ratios):.2f} to the bare engine"
+            )
 
-    def _run(self, entrants: int, games_per_match: int, workers: int, matches: int, games: int) -> float:
-        """One run of both sides on a new competition; its ratio."""
+    def _run(self, entrants: int, games_per_match: int, workers: int, matches: int, games: int) -> tuple[float, float]:
+        """One run of both sides on a new competition: the service's seconds, and the ratio of the two rates."""
         competition = self._competition(entrants, games_per_match)
         service_seconds, cpu = self._run_service(competition, workers)
         stored = Game.objects.filter(match__competition=competition).count()
@@ -93,7 +100,7 @@ class Command(BaseCommand):
                 f"{(engine_cpu.busy - engine_cpu.children - engine_cpu.this_process) / matches * 1000:.1f} ms, "
                 f"idle {engine_cpu.idle / matches * 1000:.1f} ms"
             )
-        return service_rate / engine_rate
+        return service_seconds, service_rate / engine_rate
 
     def _competition(self, entrants: int, games_per_match: int) -> Competition:
         organiser = Player.objects.filter(user__username="bench").first() or player_create(username="bench")
