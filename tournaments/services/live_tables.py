@@ -230,9 +230,8 @@ def settle(context: LiveContext, table: LiveTable, game: LiveGame, now: datetime
             return None
         table, game = open_game(context, table.number + 1, now)
     table.game = game.dumps()
-    people = context.people_seats(table)
     # Bots keep their own clocks on the workers; the beat looks only for people out of time.
-    deadlines = {seat: seat_deadline(context.competition, table, seat) for seat in game.awaiting() if seat in people}
+    deadlines = _people_deadlines(context, table, game)
     table.deadline = min(deadlines.values()) if deadlines else None
     turns_settle(context, table, deadlines, told)
     _save_table(table)
@@ -242,11 +241,15 @@ def settle(context: LiveContext, table: LiveTable, game: LiveGame, now: datetime
 def tell_waiting_turns(context: LiveContext, table: LiveTable, game: LiveGame) -> int:
     """At a correspondence pace, once the quiet while is over: tell the people still to act (under the match's
     lock, by beat's sweep); how many were told."""
-    people = context.people_seats(table)
-    deadlines = {seat: seat_deadline(context.competition, table, seat) for seat in game.awaiting() if seat in people}
-    told = turns_tell_waiting(context, table, deadlines)
+    told = turns_tell_waiting(context, table, _people_deadlines(context, table, game))
     LiveTable.objects.filter(pk=table.pk).update(turn_notices=table.turn_notices, tell_at=table.tell_at)
     return told
+
+
+def _people_deadlines(context: LiveContext, table: LiveTable, game: LiveGame) -> dict[int, datetime]:
+    """Each seat a person is to act at, to when their time for it runs out."""
+    people = context.people_seats(table)
+    return {seat: seat_deadline(context.competition, table, seat) for seat in game.awaiting() if seat in people}
 
 
 def match_games_over(context: LiveContext, last: LiveTable) -> bool:
