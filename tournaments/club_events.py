@@ -16,7 +16,7 @@ from django.urls import reverse
 from league.notifications.kinds import Kind
 from league.webhooks.services import ClubEvent, club_event, club_events
 from tournaments.models import Challenge, ChallengeSide, Competition, Match, MatchParticipant, Transcript
-from tournaments.result_words import listed, ordinal
+from tournaments.result_words import listed, match_words
 
 #: Tables a "round paired" line names; the rest are counted.
 MOST_TABLES_NAMED = 10
@@ -79,13 +79,8 @@ def matches_paired(tables: Iterable[Sequence[MatchParticipant]]) -> None:
 def match_recorded(match: Match, competition: Competition, seated: Sequence[MatchParticipant]) -> None:
     ranked = sorted((p for p in seated if p.rank is not None), key=lambda p: (p.rank, p.seat))
     where = f"round {match.round.number} of {competition.name}"
-    if len(ranked) == 2 and ranked[0].rank != ranked[1].rank:
-        text = f"{ranked[0].entrant.name} beat {ranked[1].entrant.name} in {where}"
-    elif len(ranked) == 2:
-        text = f"{ranked[0].entrant.name} and {ranked[1].entrant.name} drew in {where}"
-    else:
-        places = ", ".join(f"{ordinal(p.rank)} {p.entrant.name}" for p in ranked)  # type: ignore[arg-type]
-        text = f"The match of {where} is recorded: {places}"
+    words = match_words([(p.rank, p.entrant.name) for p in ranked])  # type: ignore[misc]
+    text = f"{words} in {where}" if len(ranked) == 2 else f"The match of {where} is recorded: {words}"
     club_event(
         club_id=competition.club_id,
         kind=Kind.MATCH_RECORDED,

@@ -11,7 +11,7 @@ from django.core.paginator import Page, Paginator
 from django.db.models import Prefetch
 
 from tournaments.models import Competition, Match, MatchParticipant
-from tournaments.result_words import ordinal
+from tournaments.result_words import match_words
 
 #: Finished matches on one page of a competition's results.
 RESULTS_PER_PAGE = 20
@@ -48,19 +48,9 @@ def competition_results(competition: Competition, page_number: str | None) -> Re
 
 
 def _finished(match: Match) -> FinishedMatch:
-    return FinishedMatch(match.pk, match.round.number, match.finished_at, _words(list(match.participants.all())))
-
-
-def _words(seats: list[MatchParticipant]) -> str:
-    if len(seats) == 2 and seats[0].rank is not None and seats[1].rank is not None:
-        first, second = seats
-        if first.rank == second.rank:
-            return f"{first.entrant.name} and {second.entrant.name} drew"
-        return f"{first.entrant.name} beat {second.entrant.name}"
-    ranks = [seat.rank for seat in seats]
-    return ", ".join(
-        f"{ordinal(seat.rank)}{'=' if ranks.count(seat.rank) > 1 else ''} {seat.entrant.name}"
-        if seat.rank is not None
-        else seat.entrant.name
-        for seat in seats
-    )
+    seats = list(match.participants.all())  # in rank order
+    if all(seat.rank is not None for seat in seats):
+        words = match_words([(seat.rank, seat.entrant.name) for seat in seats])  # type: ignore[misc]
+    else:
+        words = ", ".join(seat.entrant.name for seat in seats)
+    return FinishedMatch(match.pk, match.round.number, match.finished_at, words)

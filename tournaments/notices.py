@@ -21,7 +21,7 @@ from league.notifications.models import Notification
 from league.notifications.services import Message, notify, notify_each
 from tournaments import club_events
 from tournaments.models import Challenge, ChallengeSide, Competition, Entrant, Match, MatchParticipant, Transcript
-from tournaments.result_words import failed_by, listed, ordinal, outcome
+from tournaments.result_words import failed_by, listed, outcome, places_words
 
 
 def _competition_link(competition_id: int) -> str:
@@ -139,7 +139,7 @@ def match_recorded(match_id: int) -> None:
     match = seated[0].match
     competition = match.competition
     ranked = sorted((p for p in seated if p.rank is not None), key=lambda p: (p.rank, p.seat))
-    table = ", ".join(f"{ordinal(p.rank)} {p.entrant.name}" for p in ranked)  # type: ignore[arg-type]
+    table = places_words([(p.rank, p.entrant.name) for p in ranked])  # type: ignore[misc]
     messages = []
     for participant in seated:
         if participant.entrant.player_id is None or participant.rank is None:

@@ -48,3 +48,18 @@ def listed(words: Sequence[str]) -> str:
     if len(words) <= 1:
         return "".join(words)
     return f"{', '.join(words[:-1])} and {words[-1]}"
+
+
+def places_words(ranked: Sequence[tuple[int, str]]) -> str:
+    """(rank, name) pairs in rank order as "1st Ann, 2nd= Bob, 2nd= Cy": a shared place is marked =."""
+    ranks = [rank for rank, _ in ranked]
+    return ", ".join(f"{ordinal(rank)}{'=' if ranks.count(rank) > 1 else ''} {name}" for rank, name in ranked)
+
+
+def match_words(ranked: Sequence[tuple[int, str]]) -> str:
+    """How a match ended, from its (rank, name) pairs in rank order: "Ann beat Bob" or "Ann and Bob drew" at a
+    table of two, its places at a larger one."""
+    if len(ranked) == 2:
+        (first, winner), (second, other) = ranked
+        return f"{winner} and {other} drew" if first == second else f"{winner} beat {other}"
+    return places_words(ranked)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tournaments.result_words import outcome
+from tournaments.result_words import match_words, outcome, places_words
 
 
 @pytest.mark.parametrize(
@@ -23,3 +23,10 @@ from tournaments.result_words import outcome
 def test_a_match_result_reads_as_people_say_it(rank: int, others: list[int], kind: str, words: str) -> None:
     ended = outcome(rank, others)
     assert (ended.kind, ended.words) == (kind, words)
+
+
+def test_a_match_in_words_says_who_beat_whom_a_draw_or_the_places_with_shared_ones_marked() -> None:
+    assert match_words([(1, "Ann"), (2, "Bob")]) == "Ann beat Bob"
+    assert match_words([(1, "Ann"), (1, "Bob")]) == "Ann and Bob drew"
+    assert match_words([(1, "Ann"), (2, "Bob"), (2, "Cy")]) == "1st Ann, 2nd= Bob, 2nd= Cy"
+    assert places_words([(1, "Ann"), (2, "Bob")]) == "1st Ann, 2nd Bob"
