@@ -27,7 +27,13 @@ from league.api.joining import InClub
 from league.notifications.kinds import Kind
 from league.webhooks.models import ClubWebhook, WebhookDelivery
 from league.webhooks.selectors import club_webhooks, delivery_log
-from league.webhooks.services import MAX_SECRET_CHARS, MIN_SECRET_CHARS, webhook_create, webhook_remove
+from league.webhooks.services import (
+    CLUB_EVENTS,
+    MAX_SECRET_CHARS,
+    MIN_SECRET_CHARS,
+    webhook_create,
+    webhook_remove,
+)
 
 
 class WebhookSerializer(serializers.ModelSerializer[ClubWebhook]):
@@ -55,9 +61,9 @@ class WebhookCreateSerializer(serializers.Serializer[Any]):
         "Never shown again.",
     )
     events = serializers.ListField(
-        child=serializers.ChoiceField(choices=Kind.choices),
+        child=serializers.ChoiceField(choices=[(kind.value, kind.label) for kind in CLUB_EVENTS]),
         required=False,
-        max_length=len(Kind.choices),
+        max_length=len(CLUB_EVENTS),
         help_text="The events to hear of; left out or empty: every event.",
     )
 

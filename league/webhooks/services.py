@@ -32,6 +32,19 @@ MAX_SECRET_CHARS = 200
 MOST_WEBHOOKS = 10
 #: How long registering may wait for the address's name to resolve.
 RESOLVE_SECONDS = 3.0
+#: The events a club's webhooks are told of, the club's news (tournaments/club_events.py, league/joining.py): a
+#: person's own (their turn, a deadline, their bot) stay theirs. The one list the API, the page and
+#: ``webhook_create`` take their choices from.
+CLUB_EVENTS: tuple[Kind, ...] = (
+    Kind.CHALLENGED,
+    Kind.CHALLENGE_ANSWERED,
+    Kind.ROUND_PAIRED,
+    Kind.MATCH_RECORDED,
+    Kind.COMPETITION_STARTED,
+    Kind.COMPETITION_FINISHED,
+    Kind.JOIN_REQUEST,
+    Kind.DISPUTE,
+)
 
 
 def checked_url(url: str) -> str:
@@ -61,10 +74,12 @@ def webhook_create(
     problems: dict[str, str] = {}
     if not isinstance(secret, str) or not MIN_SECRET_CHARS <= len(secret) <= MAX_SECRET_CHARS:
         problems["secret"] = f"the secret must be {MIN_SECRET_CHARS} to {MAX_SECRET_CHARS} characters long"
-    chosen = sorted(set(events or ()), key=lambda kind: Kind.values.index(kind) if kind in Kind.values else -1)
-    unknown = [kind for kind in chosen if kind not in Kind.values]
+    chosen = sorted(set(events or ()), key=lambda kind: CLUB_EVENTS.index(kind) if kind in CLUB_EVENTS else -1)
+    unknown = [kind for kind in chosen if kind not in CLUB_EVENTS]
     if unknown:
-        problems["events"] = f"no such event: {', '.join(map(str, unknown))}"
+        problems["events"] = (
+            f"no such event of a club: {', '.join(map(str, unknown))} (its events: {', '.join(CLUB_EVENTS)})"
+        )
     try:
         address = checked_url(url)
     except ValidationError as exc:

@@ -81,6 +81,8 @@ def test_everyone_but_the_organisers_is_refused(club: Club, organiser: Player) -
         ({"secret": "short"}, "secret", "at least 16"),
         ({"secret": None}, "secret", "null"),
         ({"events": ["nothing_of_the_kind"]}, "events", "not a valid choice"),
+        # A person's own news is never posted to a club's chat: asking for it is refused, not silently empty.
+        ({"events": ["your_turn"]}, "events", "not a valid choice"),
         ({"events": "dispute"}, "events", "list"),
     ],
 )

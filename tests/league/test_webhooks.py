@@ -86,6 +86,9 @@ def test_a_short_secret_an_unknown_event_and_a_non_organiser_are_refused(club: C
     with pytest.raises(ValidationError) as refused:
         webhook_create(club=club, by=organiser, url="http://127.0.0.1/", secret="short", events=["no_such"])
     assert set(refused.value.message_dict) == {"secret", "events"}
+    with pytest.raises(ValidationError) as personal:
+        webhook_create(club=club, by=organiser, url="http://127.0.0.1/", secret=SECRET, events=[Kind.YOUR_TURN])
+    assert "no such event of a club: your_turn" in personal.value.message_dict["events"][0]
     member = PlayerFactory()
     MembershipFactory(club=club, player=member)
     with pytest.raises(PermissionDenied):

@@ -12,9 +12,8 @@ from django.test import Client
 from league.models import Club, Membership, Player
 from league.notifications.kinds import Kind
 from league.webhooks.models import ClubWebhook
-from league.webhooks.services import club_event
+from league.webhooks.services import CLUB_EVENTS, club_event
 from tests.factories import ClubFactory, MembershipFactory, PlayerFactory, UserFactory
-from tournaments.web.club_webhooks import EVENTS_TOLD
 
 pytestmark = pytest.mark.django_db
 
@@ -42,7 +41,7 @@ def test_the_form_makes_a_secret_when_none_is_given_and_every_event_ticked_means
 ) -> None:
     settings.WEBHOOK_ALLOW_PRIVATE = True
     client = signed_in(olga)
-    response = client.post("/clubs/riverside/webhooks/", {"url": "http://127.0.0.1:9/a", "events": EVENTS_TOLD})
+    response = client.post("/clubs/riverside/webhooks/", {"url": "http://127.0.0.1:9/a", "events": CLUB_EVENTS})
     assert response.status_code == 302
     everything = ClubWebhook.objects.get()
     assert everything.events == [] and len(everything.secret) >= 16

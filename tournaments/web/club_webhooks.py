@@ -23,37 +23,28 @@ from league.models import Club
 from league.notifications.kinds import Kind
 from league.webhooks.models import ClubWebhook, WebhookDelivery
 from league.webhooks.selectors import club_webhooks, delivery_log
-from league.webhooks.services import MAX_SECRET_CHARS, MIN_SECRET_CHARS, webhook_create, webhook_remove
+from league.webhooks.services import (
+    CLUB_EVENTS,
+    MAX_SECRET_CHARS,
+    MIN_SECRET_CHARS,
+    webhook_create,
+    webhook_remove,
+)
 from tournaments.web.club_organising import organised_club, page_of
 from tournaments.web.clubs import me
 from tournaments.web.refusals import call_for_form, call_for_message
 
-#: What each event is called on this page: the club's side of it, not a person's.
+#: What each of a club's events (CLUB_EVENTS) is called on this page: the club's side of it, not a person's.
 EVENT_WORDS: dict[str, str] = {
-    Kind.YOUR_TURN: "A player's turn at a table",
     Kind.CHALLENGED: "A challenge on a ladder",
     Kind.CHALLENGE_ANSWERED: "A challenge accepted, declined or withdrawn",
-    Kind.CHALLENGE_DEADLINE: "A challenge's deadline is near",
     Kind.ROUND_PAIRED: "A round is paired",
     Kind.MATCH_RECORDED: "A match's result",
     Kind.COMPETITION_STARTED: "A competition starts",
     Kind.COMPETITION_FINISHED: "A competition is finished",
     Kind.JOIN_REQUEST: "Someone asks to join the club",
     Kind.DISPUTE: "A written-down game is disputed",
-    Kind.BOT_REFUSED: "A bot fails its test game",
-    Kind.BOT_CRASHING: "A bot keeps crashing",
 }
-#: The events a club's webhooks hear of today (tournaments/club_events.py, league/joining.py).
-EVENTS_TOLD = [
-    Kind.CHALLENGED,
-    Kind.CHALLENGE_ANSWERED,
-    Kind.ROUND_PAIRED,
-    Kind.MATCH_RECORDED,
-    Kind.COMPETITION_STARTED,
-    Kind.COMPETITION_FINISHED,
-    Kind.JOIN_REQUEST,
-    Kind.DISPUTE,
-]
 
 
 def event_words(kind: str) -> str:
@@ -70,7 +61,7 @@ class WebhookForm(forms.Form):
     )
     events = forms.MultipleChoiceField(
         label="What to post",
-        choices=[(kind.value, event_words(kind)) for kind in EVENTS_TOLD],
+        choices=[(kind.value, event_words(kind)) for kind in CLUB_EVENTS],
         widget=forms.CheckboxSelectMultiple,
         required=False,
         help_text="Leave them all ticked (or none) to post everything, including kinds of news added later.",
@@ -123,7 +114,7 @@ def webhooks_page(request: HttpRequest, club: Club, form: WebhookForm | None = N
     context = {
         "club": club,
         "hooks": hooks,
-        "form": form or WebhookForm(initial={"events": [kind.value for kind in EVENTS_TOLD]}),
+        "form": form or WebhookForm(initial={"events": [kind.value for kind in CLUB_EVENTS]}),
     }
     return render(request, "site/clubs/webhooks.html", context, status=400 if form else 200)
 
@@ -137,7 +128,7 @@ def club_webhooks_page(request: HttpRequest, slug: str) -> HttpResponse:
     if form.is_valid():
         data = form.cleaned_data
         # Every event ticked means every event, also those added later.
-        events = [] if set(data["events"]) >= set(EVENTS_TOLD) else data["events"]
+        events = [] if set(data["events"]) >= set(CLUB_EVENTS) else data["events"]
         secret = data["secret"] or secrets.token_urlsafe(24)
         made = call_for_form(
             form,
