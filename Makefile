@@ -53,7 +53,7 @@ test: setup
 ## killed and Redis restarted mid-competition, PostgreSQL restarted and stopped mid-competition and mid-game, Redis
 ## killed mid-game. They take down the PostgreSQL and Redis that `make test` uses (.ci/services.sh); prints the figures.
 DRILLS := tests/e2e/test_drill.py tests/e2e/test_drill_postgres.py tests/e2e/test_drill_live_postgres.py \
-	tests/e2e/test_drill_live_redis.py
+	tests/e2e/test_drill_live_redis.py tests/e2e/test_drill_batches.py
 drill: setup
 	@. .ci/services.sh && DRILL=full $(PY) -m pytest -s $(DRILLS)
 
@@ -99,13 +99,15 @@ bench-api: setup
 	DATABASE_URL=$(BENCH_DB) $(PY) manage.py migrate --noinput -v 0
 	DATABASE_URL=$(BENCH_DB) CACHE_URL=redis://127.0.0.1:6379/1 $(PY) manage.py bench_api
 
-## Persisted games/s through the whole service against the bare engine, for matches of 500 and of
+## Persisted games/s through the whole service against the bare engine, for matches of 20, of 500 and of
 ## 1,000 War games (docs/performance.md). A fresh database each time, so runs compare.
 SERVICE_DB ?= postgres://postgres@127.0.0.1:5432/cardclub_bench_service
 bench-service: setup
 	dropdb -h 127.0.0.1 -U postgres --if-exists cardclub_bench_service
 	createdb -h 127.0.0.1 -U postgres cardclub_bench_service
 	DATABASE_URL=$(SERVICE_DB) $(PY) manage.py migrate --noinput -v 0
+	DATABASE_URL=$(SERVICE_DB) CELERY_BROKER_URL=redis://127.0.0.1:6379/0 CACHE_URL=redis://127.0.0.1:6379/1 \
+		$(PY) manage.py bench_service --entrants 32 --games-per-match 20
 	DATABASE_URL=$(SERVICE_DB) CELERY_BROKER_URL=redis://127.0.0.1:6379/0 CACHE_URL=redis://127.0.0.1:6379/1 \
 		$(PY) manage.py bench_service --entrants 16 --games-per-match 500
 	DATABASE_URL=$(SERVICE_DB) CELERY_BROKER_URL=redis://127.0.0.1:6379/0 CACHE_URL=redis://127.0.0.1:6379/1 \

@@ -21,16 +21,13 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 
 from config.outages import Outage
+from tournaments.live_nudges import Listener, Subscriber, channel, nudged, subscriber
 
 log = logging.getLogger(__name__)
 
 #: Given the version last sent, and the version a nudge announced (None: no nudge, look), one viewer's
 #: table: (version, its data or None if unchanged), or None once the viewer may no longer watch.
 TableBuilder = Callable[[int, "int | None"], "tuple[int, dict[str, Any] | None] | None"]
-
-
-def _channel(match_id: int) -> str:
-    return f"cardclub:live:{match_id}"
 
 
 #: Publishing while Redis is away: the move is taken all the same, and the pages fall back on polling.
@@ -55,7 +52,7 @@ def publish_change(match_id: int, version: int) -> None:
     if not settings.LIVE_EVENTS_URL:
         return
     try:
-        PUBLISHING.call(lambda: _redis().publish(_channel(match_id), str(version)), None)
+        PUBLISHING.call(lambda: _redis().publish(channel(match_id), str(version)), None)
     except Exception:
         # Anything but Redis away (which PUBLISHING notes once), a wrong password included: the move stands.
         log.warning("could not publish live match %s version %s", match_id, version, exc_info=True)
@@ -128,7 +125,7 @@ def _subscribe_sync(match_id: int) -> Any:
         return None
     try:
         pubsub = _redis().pubsub(ignore_subscribe_messages=True)
-        pubsub.subscribe(_channel(match_id))
+        pubsub.subscribe(channel(match_id))
         return pubsub
     except Exception:
         log.warning("live events: Redis unavailable, polling instead", exc_info=True)
@@ -141,16 +138,9 @@ def _wait_sync(pubsub: Any) -> int | None:
         time.sleep(settings.LIVE_POLL_SECONDS)
         return None
     try:
-        return _nudged(pubsub.get_message(timeout=settings.LIVE_KEEPALIVE_SECONDS))
+        return nudged(pubsub.get_message(timeout=settings.LIVE_KEEPALIVE_SECONDS))
     except Exception:
         time.sleep(settings.LIVE_POLL_SECONDS)
-        return None
-
-
-def _nudged(message: Any) -> int | None:
-    try:
-        return int(message["data"]) if message else None
-    except (KeyError, TypeError, ValueError):
         return None
 
 
@@ -160,10 +150,12 @@ async def table_events_async(
     """The same stream for an ASGI server, where waiting costs no thread.
 
     ``known`` answers without the database when it can (None when it cannot): it runs on the event
-    loop itself, sparing the hop to a thread that ``build`` takes.
+    loop itself, sparing the hop to a thread that ``build`` takes. Nudges come through the event
+    loop's one subscription (tournaments/live_nudges.py).
     """
     stream = _Stream()
-    pubsub = await _subscribe_async(match_id)
+    hub = subscriber()
+    listener = None if hub is None else await hub.join(match_id)
     built_async = sync_to_async(build, thread_sensitive=False)
     try:
         while True:
@@ -175,35 +167,15 @@ async def table_events_async(
                 yield chunk
             if done:
                 return
-            stream.nudged = await _wait_async(pubsub)
+            stream.nudged = await _wait_async(hub, listener)
     finally:
-        if pubsub is not None:
-            await pubsub.aclose()
+        if hub is not None and listener is not None:
+            await hub.leave(match_id, listener)
 
 
-async def _subscribe_async(match_id: int) -> Any:
-    if not settings.LIVE_EVENTS_URL:
-        return None
-    try:
-        import redis.asyncio
-
-        client = redis.asyncio.Redis.from_url(
-            settings.LIVE_EVENTS_URL, socket_connect_timeout=settings.REDIS_TIMEOUT_SECONDS
-        )
-        pubsub = client.pubsub(ignore_subscribe_messages=True)
-        await pubsub.subscribe(_channel(match_id))
-        return pubsub
-    except Exception:
-        log.warning("live events: Redis unavailable, polling instead", exc_info=True)
-        return None
-
-
-async def _wait_async(pubsub: Any) -> int | None:
-    if pubsub is None:
+async def _wait_async(hub: Subscriber | None, listener: Listener | None) -> int | None:
+    """Until a nudge (its version), a keep-alive's time, or a poll's while Redis is away (None)."""
+    if hub is None or listener is None or not hub.connected:
         await asyncio.sleep(settings.LIVE_POLL_SECONDS)
         return None
-    try:
-        return _nudged(await pubsub.get_message(timeout=settings.LIVE_KEEPALIVE_SECONDS))
-    except Exception:
-        await asyncio.sleep(settings.LIVE_POLL_SECONDS)
-        return None
+    return await listener.wait(settings.LIVE_KEEPALIVE_SECONDS)

@@ -66,13 +66,23 @@ _lock = threading.Lock()
 def table_snapshot(match_id: int) -> Snapshot:
     """The match now, in one query (more only for a version this process has not seen); Match.DoesNotExist."""
     match, table = match_and_table(match_id)
-    key = (match_id, match.version)
     with _lock:
-        known = _SNAPSHOTS.get(key)
+        known = _SNAPSHOTS.get((match_id, match.version))
     if known is None:
-        snapshot = _read_played(match, table)
+        snapshot = _read_played(match, table, None if table is None else LiveGame.loads(table.game))
     else:
         snapshot = Snapshot(match, table, known.game, known.participants, known.finished)
+    return _keep(snapshot)
+
+
+def snapshot_remember(match: Match, table: LiveTable, game: LiveGame) -> Snapshot:
+    """Keep, as this version's snapshot, the state a change of the match has just committed in this process: the
+    change's own objects, which no one changes after, so neither its answer nor this process's pages read it again."""
+    return _keep(_read_played(match, table, game))
+
+
+def _keep(snapshot: Snapshot) -> Snapshot:
+    key = (snapshot.match.pk, snapshot.match.version)
     with _lock:
         _SNAPSHOTS[key] = snapshot
         _SNAPSHOTS.move_to_end(key)
@@ -88,23 +98,45 @@ def known_snapshot(match_id: int, version: int) -> Snapshot | None:
         return _SNAPSHOTS.get((match_id, version))
 
 
-def _read_played(match: Match, table: LiveTable | None) -> Snapshot:
+def _read_played(match: Match, table: LiveTable | None, game: LiveGame | None) -> Snapshot:
     participants = match_participants(match.pk)
     # Finished games exist once the first is over: a first game still running needs no read for them.
-    any_over = table is not None and (table.number > 0 or table.finished_at is not None)
+    over = 0 if table is None else table.number + (table.finished_at is not None)
     return Snapshot(
         match=match,
         table=table,
-        game=None if table is None else LiveGame.loads(table.game),
+        game=game,
         participants=participants,
-        finished=_finished(match.pk, participants) if any_over else [],
+        finished=_games_over(match.pk, participants, over) if over else [],
     )
+
+
+#: The games over at each match, by match: a game over never changes, so a new version of a match of many
+#: games reads only the games that ended since the last one this process read (each with its whole record).
+_OVER: OrderedDict[int, list[dict[str, Any]]] = OrderedDict()
+
+
+def _games_over(match_id: int, participants: tuple[Participant, ...], over: int) -> list[dict[str, Any]]:
+    """The first ``over`` games of the match, all over; shared between snapshots, so never changed in place."""
+    with _lock:
+        known = _OVER.get(match_id, [])
+    if len(known) < over:
+        since = known[-1]["number"] + 1 if known else 0
+        known = known + _finished(match_id, participants, since)
+    with _lock:
+        _OVER[match_id] = known
+        _OVER.move_to_end(match_id)
+        while len(_OVER) > _SNAPSHOTS_KEPT:
+            _OVER.popitem(last=False)
+    # A game may have ended since this snapshot's statement: the snapshot shows only those over by then.
+    return known[:over]
 
 
 def forget_snapshots() -> None:
     """Tests: ids come round again in a database that rolls back."""
     with _lock:
         _SNAPSHOTS.clear()
+        _OVER.clear()
 
 
 def table_viewer(*, snapshot: Snapshot, player: Player | None) -> Viewer:
@@ -209,9 +241,9 @@ def _seat(
     }
 
 
-def _finished(match_id: int, participants: tuple[Participant, ...]) -> list[dict[str, Any]]:
-    """The games over so far, with who sat where in each (seats rotate every game)."""
-    rows = LiveTable.objects.filter(match_id=match_id, finished_at__isnull=False).order_by("number")
+def _finished(match_id: int, participants: tuple[Participant, ...], since: int = 0) -> list[dict[str, Any]]:
+    """The games over from game ``since`` on, with who sat where in each (seats rotate every game)."""
+    rows = LiveTable.objects.filter(match_id=match_id, number__gte=since, finished_at__isnull=False).order_by("number")
     return [
         {
             "number": number,

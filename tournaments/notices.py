@@ -18,7 +18,7 @@ from django.utils import timezone
 from league.models import BotVersion, Membership
 from league.notifications.kinds import Kind
 from league.notifications.models import Notification
-from league.notifications.services import Message, notify, notify_each
+from league.notifications.services import Message, notifications_withdrawn, notify, notify_each
 from tournaments import club_events
 from tournaments.models import Challenge, ChallengeSide, Competition, Entrant, Match, MatchParticipant, Transcript
 from tournaments.result_words import failed_by, listed, outcome, places_words
@@ -272,10 +272,7 @@ def your_turn_passed(notification_ids: Collection[int]) -> None:
     One being mailed at this moment is skipped, not waited for: a move never waits on a mail server.
     """
     ids = [pk for pk in notification_ids if pk]
-    if not ids:
-        return
-    free = Notification.objects.select_for_update(skip_locked=True).filter(pk__in=ids).values("pk")
-    _, deleted = Notification.objects.filter(pk__in=free, mailed_at__isnull=True).delete()
     # Most turns are played before their mail is due: all went, and there is nothing left to mark.
-    if deleted.get(Notification._meta.label, 0) < len(ids):
+    if notifications_withdrawn(ids) < len(ids):
+        free = Notification.objects.select_for_update(skip_locked=True).filter(pk__in=ids).values("pk")
         Notification.objects.filter(pk__in=free, read_at__isnull=True).update(read_at=timezone.now())

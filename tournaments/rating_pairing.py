@@ -21,6 +21,7 @@ A round is built in three steps, from the entrants chosen to play:
 
 from __future__ import annotations
 
+import bisect
 import math
 import random
 from collections.abc import Sequence
@@ -96,20 +97,18 @@ def plan_round(
     ladder = sorted(entrants, key=lambda e: (-e.rating, e.id))
     place = {entrant.id: index for index, entrant in enumerate(ladder)}
     playing = _longest_waiting(entrants, table_size, batch)
-    free = sorted(playing, key=lambda e: place[e.id])  # in ladder order throughout
+    unseated = _Unseated(sorted(playing, key=lambda e: place[e.id]), place)  # in ladder order throughout
     tables: list[Table] = []
-    seated: set[int] = set()
     for newcomer in sorted(playing, key=_waiting_key):
-        if newcomer.played >= placement or newcomer.id in seated:
+        at = unseated.index(newcomer)
+        if newcomer.played >= placement or at is None:
             continue
-        free.remove(newcomer)
+        unseated.take([at])
         target = min(len(ladder) - 1, math.floor((newcomer.played + 0.5) / placement * len(ladder)))
         # The nearest to the target place among those still free; the higher place on a tie.
-        nearest = sorted(free, key=lambda e: (abs(place[e.id] - target), place[e.id]))[: table_size - 1]
-        for opponent in nearest:
-            free.remove(opponent)
-        seated.update(e.id for e in (newcomer, *nearest))
+        nearest = unseated.take(unseated.nearest(target, table_size - 1))
         tables.append(_table([newcomer, *nearest], TableKind.PLACEMENT, rng))
+    free = unseated.entrants
     remaining = len(free) // table_size
     explored = (remaining * exploration_percent + 50) // 100  # rounded to the nearest table
     drawn = set(rng.sample(range(len(free)), explored * table_size))
@@ -121,6 +120,45 @@ def plan_round(
     for start in range(0, len(neighbours), table_size):
         tables.append(_table(neighbours[start : start + table_size], TableKind.NEIGHBOURS, rng))
     return tables
+
+
+class _Unseated:
+    """The round's entrants not seated yet, in ladder order, with their places alongside: placement seats
+    a table at a time, and each of its look-ups is a bisection rather than a sort of everyone free."""
+
+    def __init__(self, entrants: list[LadderEntrant], place: dict[int, int]) -> None:
+        self.entrants = entrants
+        self.places = [place[entrant.id] for entrant in entrants]
+        self.place = place
+
+    def index(self, entrant: LadderEntrant) -> int | None:
+        """Where ``entrant`` is, or None once seated."""
+        index = bisect.bisect_left(self.places, self.place[entrant.id])
+        return index if index < len(self.places) and self.places[index] == self.place[entrant.id] else None
+
+    def nearest(self, target: int, count: int) -> list[int]:
+        """The indices of the ``count`` nearest to place ``target``, nearest first; the higher place on a tie."""
+        chosen: list[int] = []
+        above = bisect.bisect_left(self.places, target) - 1  # places < target, walking up the ladder
+        below = above + 1  # places >= target, walking down it
+        while len(chosen) < count and (above >= 0 or below < len(self.places)):
+            up = target - self.places[above] if above >= 0 else math.inf
+            down = self.places[below] - target if below < len(self.places) else math.inf
+            if up <= down:
+                chosen.append(above)
+                above -= 1
+            else:
+                chosen.append(below)
+                below += 1
+        return chosen
+
+    def take(self, indices: list[int]) -> list[LadderEntrant]:
+        """Remove the entrants at ``indices``; them, in that order."""
+        taken = [self.entrants[index] for index in indices]
+        for index in sorted(indices, reverse=True):
+            del self.entrants[index]
+            del self.places[index]
+        return taken
 
 
 def _waiting_key(entrant: LadderEntrant) -> tuple[bool, int, int]:

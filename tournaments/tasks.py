@@ -8,16 +8,23 @@ from config.database_outages import sweep, when_database_answers
 from tournaments.services.challenges import challenges_enforce_deadlines
 from tournaments.services.live import live_clocks_enforce, live_match_record_if_over, live_turns_tell
 from tournaments.services.live_bots import live_bots_play, live_bots_reap
-from tournaments.services.play import match_play
+from tournaments.services.play import matches_play
 from tournaments.services.rating_ladder import rating_ladders_tick
 from tournaments.services.scheduling import matches_reap
 from tournaments.services.transcripts import transcript_verify, transcripts_resend_stale
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True)
+def run_matches(match_ids: list[int]) -> None:
+    """Play a batch of matches and record them together. Safe to deliver twice: the claim lets one worker
+    through for each match."""
+    matches_play(match_ids=match_ids)
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True)
 def run_match(match_id: int) -> None:
-    """Play and record one match. Safe to deliver twice: the claim lets one worker through."""
-    match_play(match_id=match_id)
+    """One match: the message an earlier release sent, which may still be queued when this one is deployed."""
+    matches_play(match_ids=[match_id])
 
 
 @shared_task

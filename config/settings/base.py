@@ -389,6 +389,7 @@ CELERY_GAMES_QUEUE = env_str("CELERY_GAMES_QUEUE", "games")
 CELERY_WEBHOOKS_QUEUE = env_str("CELERY_WEBHOOKS_QUEUE", "webhooks")
 # Validation matches run bots in the sandbox too: they belong with the games, not the web's quick tasks.
 CELERY_TASK_ROUTES = {
+    "tournaments.tasks.run_matches": {"queue": CELERY_GAMES_QUEUE},
     "tournaments.tasks.run_match": {"queue": CELERY_GAMES_QUEUE},
     "league.tasks.validate_bot_version": {"queue": CELERY_GAMES_QUEUE},
     "tournaments.tasks.advance_live_match": {"queue": CELERY_GAMES_QUEUE},
@@ -450,6 +451,15 @@ MATCH_HEARTBEAT_GRACE = env_int("MATCH_HEARTBEAT_GRACE", 60)
 MATCH_QUEUE_GRACE = env_int("MATCH_QUEUE_GRACE", 120)
 if MATCH_HEARTBEAT_GRACE <= 2 * MATCH_HEARTBEAT_SECONDS:
     raise ImproperlyConfigured("MATCH_HEARTBEAT_GRACE must be more than twice MATCH_HEARTBEAT_SECONDS")
+# Matches go to the workers in batches: one message, claim and recording each (docs/deploy.md). A batch holds
+# up to this many games (a longer match is a batch of its own), and a round is spread over at least this many
+# batches, so that many workers share it.
+MATCH_BATCH_GAMES = env_int("MATCH_BATCH_GAMES", 1000)
+MATCH_BATCH_SPREAD = env_int("MATCH_BATCH_SPREAD", 4)
+if MATCH_BATCH_GAMES < 1 or MATCH_BATCH_SPREAD < 1:
+    raise ImproperlyConfigured(
+        f"MATCH_BATCH_GAMES ({MATCH_BATCH_GAMES}) and MATCH_BATCH_SPREAD ({MATCH_BATCH_SPREAD}) must be 1 or more"
+    )
 
 # Bots outside the worker (docs/bot-protocol.md). Uploaded code is unpacked once per machine into
 # BOT_CACHE_DIR, which the sandbox's unprivileged uids must be able to traverse (so not under /root).

@@ -43,6 +43,11 @@ def viewing_player(request: Request) -> Player | None:
     return player
 
 
+def remember_viewing_player(request: Request, player: Player | None) -> None:
+    """The caller's profile, read along with their credentials (tournaments/api/live_auth.py)."""
+    setattr(request, _CACHE_ATTR, player)
+
+
 def acting_player(request: Request) -> Player:
     """The caller's profile, created on first use (see the README's API section): only allowed writes call this."""
     player = viewing_player(request)

@@ -116,7 +116,7 @@ def test_outside_eager_mode_the_task_is_sent_by_name_to_its_queue(
 
 
 def test_every_task_a_service_enqueues_by_name_is_a_registered_task() -> None:
-    names = [scheduling.RUN_MATCH, live_tables.ADVANCE_LIVE_MATCH, transcripts.VERIFY_TRANSCRIPT]
+    names = [scheduling.RUN_MATCHES, live_tables.ADVANCE_LIVE_MATCH, transcripts.VERIFY_TRANSCRIPT]
     names.append(validation.VALIDATE_BOT_VERSION)
     assert [registered_task(name).name for name in names] == names
 

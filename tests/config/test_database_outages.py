@@ -149,7 +149,7 @@ def test_a_match_played_inside_a_caller_s_transaction_leaves_an_outage_to_its_ow
     def cut_short(claimed: object) -> None:
         raise cut
 
-    monkeypatch.setattr(play, "_match_play_claimed", cut_short)
+    monkeypatch.setattr(play, "_matches_play_claimed", cut_short)
     monkeypatch.setattr(play, "wait_for_database", lambda: pytest.fail("waited inside a transaction"))
     with transaction.atomic(), pytest.raises(OperationalError) as raised:
         play.match_play(match_id=match.pk)

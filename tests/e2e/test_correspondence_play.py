@@ -34,6 +34,7 @@ from tournaments.services.live import live_turns_tell
 playwright_sync = pytest.importorskip("playwright.sync_api")
 Browser = playwright_sync.Browser
 Page = playwright_sync.Page
+Response = playwright_sync.Response
 PlaywrightTimeout = playwright_sync.TimeoutError
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -96,16 +97,27 @@ def clock_of(page: Page) -> str:
 
 
 def move_at(page: Page) -> None:
-    """Play the first move the table offers until the turn passes (a Banter turn may take more than one)."""
+    """Play the first move the table offers until the turn passes (a Banter turn may take more than one).
+
+    Each move's answer is waited for, however slow the server: a fixed wait would click again while the first
+    move is still on its way. An answer other than 200 fails with what the server and the page said."""
     page.locator("#table.my-turn").wait_for()
     for _ in range(10):
-        page.locator("#actions button.action:not([disabled])").first.click()
+        with page.expect_response(_is_move, timeout=30000) as answer:
+            page.locator("#actions button.action:not([disabled])").first.click()
+        if answer.value.status != 200:
+            refusal = page.locator("#refusal").inner_text()
+            raise AssertionError(f"move answered {answer.value.status} {answer.value.text()!r}; the page: {refusal!r}")
         try:
-            page.locator("#status", has_text="Waiting for").wait_for(timeout=3000)
+            page.locator("#status", has_text="Waiting for").wait_for(timeout=5000)
             return
         except PlaywrightTimeout:
             continue
     raise AssertionError(f"the turn does not pass: {page.locator('#status').inner_text()}")
+
+
+def _is_move(response: Response) -> bool:
+    return response.request.method == "POST" and response.url.endswith("/moves/")
 
 
 def test_a_game_by_correspondence_tells_each_person_of_their_turn_and_shows_days_on_the_clocks(

@@ -26,6 +26,7 @@ import time
 from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 import redis
@@ -125,12 +126,15 @@ class Disturber:
 
 
 def test_a_round_robin_survives_killed_workers_and_a_redis_restart_with_identical_results(
-    workers: Start, local_redis: Redis, tmp_path: Path
+    workers: Start, local_redis: Redis, tmp_path: Path, settings: Any
 ) -> None:
     versions = entrant_versions(GAME, ENTRANTS)
+    # One match a task, as this drill's moments are chosen (both workers mid-match); drill D plays batches.
+    settings.MATCH_BATCH_GAMES = GAMES_PER_MATCH
+    one_a_task = {"MATCH_BATCH_GAMES": str(GAMES_PER_MATCH)}
     # w1 runs beat, hence the reaper (as a task, which either worker may run).
-    w1 = workers("w1", beat=True)
-    w2 = workers("w2")
+    w1 = workers("w1", beat=True, extra_env=one_a_task)
+    w2 = workers("w2", extra_env=one_a_task)
     logs = [tmp_path / "w1.log", tmp_path / "w2.log"]
 
     calm = started_competition("calm", versions, games_per_match=GAMES_PER_MATCH, seed=SEED)

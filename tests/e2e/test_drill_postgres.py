@@ -21,6 +21,7 @@ import time
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.db import connection
@@ -116,11 +117,14 @@ class Restarter:
 
 
 def test_a_round_robin_survives_postgresql_restarts_with_identical_results(
-    workers: Workers, local_postgres: Postgres, tmp_path: Path
+    workers: Workers, local_postgres: Postgres, tmp_path: Path, settings: Any
 ) -> None:
     versions = entrant_versions(GAME, ENTRANTS)
-    workers("w1", beat=True)
-    workers("w2")
+    # One match a task, as this drill's moments are chosen (both workers mid-match); drill D plays batches.
+    settings.MATCH_BATCH_GAMES = GAMES_PER_MATCH
+    one_a_task = {"MATCH_BATCH_GAMES": str(GAMES_PER_MATCH)}
+    workers("w1", beat=True, extra_env=one_a_task)
+    workers("w2", extra_env=one_a_task)
     logs = [tmp_path / "w1.log", tmp_path / "w2.log"]
 
     calm = started_competition("calm", versions, games_per_match=GAMES_PER_MATCH, seed=SEED)

@@ -16,8 +16,8 @@ def sent(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     match_ids: list[int] = []
 
     def send_now(task_name: str, args: tuple[object, ...], *, queue: str) -> None:
-        assert task_name == scheduling.RUN_MATCH
-        match_ids.append(cast(int, args[0]))
+        assert task_name == scheduling.RUN_MATCHES
+        match_ids.extend(cast(list[int], args[0]))
 
     monkeypatch.setattr(background, "send_now", send_now)
     return match_ids

@@ -12,7 +12,10 @@ from rest_framework.test import APIClient
 from league.models import Player
 from tests.factories import PlayerFactory
 from tests.tournaments.live_support import live_match
+from tournaments import live_selectors
+from tournaments.live_selectors import forget_snapshots
 from tournaments.models import Competition, LiveMove, Match
+from tournaments.services import live as live_services
 
 pytestmark = pytest.mark.django_db
 
@@ -120,6 +123,22 @@ def test_the_events_stream_opens_with_the_viewers_table(settings: Any) -> None:
     assert view["seat"] == 0 and view["legal_actions"] == ["DRAW", "LOCK"]
 
 
+def test_the_events_stream_ends_quietly_when_its_match_is_deleted(settings: Any) -> None:
+    settings.LIVE_STREAM_SECONDS = 60
+    settings.LIVE_EVENTS_URL = ""  # the embedded default: the stream polls the match's version
+    settings.LIVE_POLL_SECONDS = 0.01
+    match, (alice, _) = live_match("1923", options={"mode": "set"})
+    client = APIClient()
+    client.force_login(alice.user)
+    # A threaded server's stream (as the live server of the browser tests), which waits for changes.
+    response = client.get(f"/api/matches/{match.pk}/events/", **{"wsgi.multithread": True})
+    chunks = iter(response.streaming_content)
+    assert next(chunks).startswith(b"event: table")
+    Match.objects.filter(pk=match.pk).delete()
+    # The next read finds no match: the stream ends, rather than raising in the server's thread.
+    assert list(chunks) == []
+
+
 def test_the_events_stream_refuses_spectators_of_hidden_tables() -> None:
     match, _ = live_match("1923", options={"mode": "set"}, live_tables_public=False)
     assert client_of(None).get(f"/api/matches/{match.pk}/events/").status_code == 401
@@ -145,6 +164,57 @@ def test_a_whole_game_is_played_through_the_api() -> None:
     assert match.status == Match.Status.DONE
     final = table(clients[0], match)
     assert final["status"] == "done" and final["finished_games"][0]["result"]["ranks"]
+
+
+def without_times(view: dict[str, Any]) -> dict[str, Any]:
+    """A table without what is counted from the moment it is served (the clocks)."""
+    seats = [{key: value for key, value in seat.items() if key != "clock"} for seat in view["seats"]]
+    return {**{key: value for key, value in view.items() if key != "server_time"}, "seats": seats}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_moves_answer_is_the_table_it_committed_without_reading_it_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each answer is built from the move's own state once committed, and equals the table read afterwards, through
+    three games (a game over, the next dealt) to the match's end, whose answer is read as before."""
+    forget_snapshots()
+    match, players = live_match("punk", people=3, games=3)
+    clients = [client_of(p) for p in players]
+    reads: list[int] = []
+    read = live_selectors.match_and_table
+    monkeypatch.setattr(live_selectors, "match_and_table", lambda pk: (reads.append(pk), read(pk))[1])
+    rng = random.Random(7)
+    answered = 0
+    for number in range(600):
+        views = [table(client, match) for client in clients]
+        if views[0]["status"] != "live":
+            break
+        seat = next(seat for seat, view in enumerate(views) if view["legal_actions"])
+        reads.clear()
+        action = rng.choice(views[seat]["legal_actions"])
+        answer = move(clients[seat], match, action, views[seat]["version"], f"m{number}")
+        assert answer.status_code == 200, answer.content
+        if answer.json()["status"] == "live":
+            assert reads == [], "a move still being played was answered by reading the table again"
+            assert without_times(answer.json()) == without_times(table(clients[seat], match))
+            answered += 1
+        else:
+            assert reads == [match.pk] and answer.json()["finished_games"][2]["result"]["ranks"]
+    assert answered > 30 and table(clients[0], match)["status"] == "done"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_move_whose_state_could_not_be_kept_is_answered_from_the_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    forget_snapshots()
+    match, (alice, bob) = live_match("1923", options={"mode": "set"})
+    version = table(client_of(alice), match)["version"]
+
+    def broken(*_: Any) -> None:
+        raise RuntimeError("keeping the snapshot failed")
+
+    monkeypatch.setattr(live_services, "snapshot_remember", broken)
+    answer = move(client_of(bob), match, "LOCK", version, "b1")
+    assert answer.status_code == 200 and answer.json()["version"] == version + 1
+    assert answer.json()["awaiting"] == [0] and LiveMove.objects.filter(match=match).count() == 1
 
 
 def test_a_persons_match_list_costs_the_same_queries_however_many_matches() -> None:

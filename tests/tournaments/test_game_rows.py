@@ -237,10 +237,10 @@ def test_recording_a_match_costs_the_same_queries_however_many_games(django_asse
         # pipeline. Before plain SQL and COPY without reading back game ids, it was 17 (without the
         # history). PostgreSQL takes the games in one COPY, which Django does not count; elsewhere they
         # are one INSERT. The competition is finished by its one match: its entrants' people and owners are told
-        # (tournaments/notices.py: the competition, its entrants, their channels and addresses, the rows), 5
-        # more, and its club's webhooks are read (tournaments/club_events.py), 1, once for the competition; a
-        # match between bots tells no one, at no cost.
-        with django_assert_num_queries(20 if connection.vendor == "postgresql" else 21) as captured:
+        # (tournaments/notices.py: the competition, its entrants, their channels and addresses in one statement,
+        # the rows), 4 more, and its club's webhooks are read (tournaments/club_events.py), 1, once for the
+        # competition; a match between bots tells no one, at no cost.
+        with django_assert_num_queries(19 if connection.vendor == "postgresql" else 20) as captured:
             match_record_result(match=match, result=result)
         counts.append(len(captured))
     assert counts[0] == counts[1]

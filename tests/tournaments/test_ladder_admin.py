@@ -89,7 +89,7 @@ def not_sent(monkeypatch: pytest.MonkeyPatch) -> None:
     """Beat's rounds are played here by competition_play_pending, not sent to a broker."""
 
     def send_now(task_name: str, args: tuple[object, ...], *, queue: str) -> None:
-        assert task_name == scheduling.RUN_MATCH
+        assert task_name == scheduling.RUN_MATCHES
 
     monkeypatch.setattr(background, "send_now", send_now)
 

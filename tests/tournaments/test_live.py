@@ -82,9 +82,8 @@ def test_a_started_match_is_live_with_a_commitment_per_game_and_no_seed_in_view(
 def test_simultaneous_choices_wait_for_every_seat_and_stay_private() -> None:
     match, (alice, bob) = live_match("1923", options={"mode": "set"})
     version = table_for(match, 0)["version"]
-    assert live_move(match_id=match.pk, player=alice, action="lock", version=version, client_move_id="a1") is (
-        MoveOutcome.APPLIED
-    )
+    moved = live_move(match_id=match.pk, player=alice, action="lock", version=version, client_move_id="a1")
+    assert (moved.outcome, moved.version) == (MoveOutcome.APPLIED, version + 1)
     for viewer in (1, None):
         table = table_for(match, viewer)
         assert table["awaiting"] == [1]
@@ -137,7 +136,7 @@ def test_a_retried_move_with_the_same_id_is_applied_once() -> None:
     version = table_for(match, 0)["version"]
     first = live_move(match_id=match.pk, player=alice, action="LOCK", version=version, client_move_id="same")
     again = live_move(match_id=match.pk, player=alice, action="lock", version=version, client_move_id="same")
-    assert (first, again) == (MoveOutcome.APPLIED, MoveOutcome.REPLAYED)
+    assert (first.outcome, again.outcome) == (MoveOutcome.APPLIED, MoveOutcome.REPLAYED)
     assert LiveMove.objects.filter(match=match).count() == 1
     with pytest.raises(LiveConflict, match="already used"):
         live_move(match_id=match.pk, player=alice, action="DRAW", version=version, client_move_id="same")
@@ -162,7 +161,7 @@ def test_a_move_after_the_deadline_forfeits_instead() -> None:
     version = table_for(match, 0)["version"]
     late = timezone.now() + timedelta(seconds=6)
     outcome = live_move(match_id=match.pk, player=alice, action="LOCK", version=version, client_move_id="a", now=late)
-    assert outcome is MoveOutcome.TIMED_OUT
+    assert outcome.outcome is MoveOutcome.TIMED_OUT
     match.refresh_from_db()
     assert match.status == Match.Status.DONE
 

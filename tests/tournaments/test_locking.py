@@ -1,4 +1,4 @@
-"""Competition row locks against match updates committed meanwhile: waits, never deadlocks (PostgreSQL)."""
+"""Competition and match row locks against match updates committed meanwhile: waits, never deadlocks (PostgreSQL)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ from django.utils import timezone
 from tests.tournaments.helpers import two_bot_match
 from tests.tournaments.test_game_rows import played
 from tournaments.models import Competition, Game, Match
-from tournaments.services import results
 from tournaments.services.competitions import competition_cancel
 from tournaments.services.results import match_record_result
 
@@ -24,12 +23,19 @@ pytestmark = [
 ]
 
 
-def race_a_retry(match: Match, locker: Callable[[], Any], locker_holds_the_competition: threading.Event) -> None:
+def race_a_retry(
+    match: Match,
+    locker: Callable[[], Any],
+    locker_on_its_way: threading.Event,
+    *,
+    while_held: Callable[[], None] = lambda: time.sleep(0.3),
+) -> None:
     """Run ``locker`` while a retry of ``match`` holds the match row, and let the retry commit meanwhile.
 
     A retry (or the reaper) updates a match twice in one transaction, so PostgreSQL checks the
     match's foreign keys at its commit, with a key-share lock of the competition row; ``locker``
-    holds the competition and waits for that match row. Both must finish.
+    holds the competition and waits for that match row. Both must finish. ``while_held`` runs in the
+    retry's transaction once the locker is on its way.
     """
     retry_holds_the_match = threading.Event()
     errors: list[BaseException] = []
@@ -40,8 +46,8 @@ def race_a_retry(match: Match, locker: Callable[[], Any], locker_holds_the_compe
                 Match.objects.filter(pk=match.pk).update(status=Match.Status.PENDING, error="")
                 Match.objects.filter(pk=match.pk).update(queued_at=timezone.now())
                 retry_holds_the_match.set()
-                assert locker_holds_the_competition.wait(10)
-                time.sleep(0.3)  # the locker now waits for this transaction's match row
+                assert locker_on_its_way.wait(10)
+                while_held()
         except BaseException as exc:
             errors.append(exc)
         finally:
@@ -70,22 +76,29 @@ def errored_match() -> Match:
     return match
 
 
-def test_a_recorder_holding_the_competition_does_not_deadlock_with_a_retry_committing(
+def test_a_recorder_waits_for_a_retry_s_match_row_without_holding_the_competition(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """A recording takes its matches' rows before the competition's, so it never holds the competition
+    while it waits for a match row: the retry, still holding the match, can lock the competition itself."""
     monkeypatch.setattr("config.background.send_now", lambda *_, **__: None)
     match = errored_match()
-    holds = threading.Event()
-    lock_competition = results._lock_competition
-
-    def locked_then_signalled(*args: Any) -> Any:
-        locked = lock_competition(*args)
-        holds.set()
-        return locked
-
-    monkeypatch.setattr(results, "_lock_competition", locked_then_signalled)
+    recorder_started = threading.Event()
     result = played("war", 2, games=3)
-    race_a_retry(match, lambda: match_record_result(match=Match.objects.get(pk=match.pk), result=result), holds)
+
+    def record() -> None:
+        recorder_started.set()
+        match_record_result(match=Match.objects.get(pk=match.pk), result=result)
+
+    def competition_free() -> None:
+        time.sleep(0.3)  # the recorder now waits for the retry's match row
+        with connection.cursor() as cursor:
+            # NOWAIT: an error, not a wait, if the recorder held the competition.
+            cursor.execute(
+                f"SELECT id FROM {Competition._meta.db_table} WHERE id = %s FOR UPDATE NOWAIT", [match.competition_id]
+            )
+
+    race_a_retry(match, record, recorder_started, while_held=competition_free)
     match.refresh_from_db()
     assert match.status == Match.Status.DONE and Game.objects.filter(match=match).count() == 3
 

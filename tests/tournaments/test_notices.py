@@ -173,7 +173,8 @@ def test_telling_a_round_s_people_costs_the_same_queries_however_many_tables(
     competition_start(competition=competition)
     Notification.objects.all().delete()
     match_ids = list(competition.matches.values_list("pk", flat=True))
-    # The seats, the people's channels and addresses, the rows; the club's webhooks (none), for every round at once.
-    with django_assert_num_queries(5):
+    # The seats, the people's channels and addresses (one statement), the rows; the club's webhooks (none), for every
+    # round at once.
+    with django_assert_num_queries(4):
         notices.matches_ready(match_ids)
     assert Notification.objects.filter(kind=Kind.ROUND_PAIRED).count() == people * (people - 1)

@@ -12,6 +12,7 @@ from django.utils import timezone
 from league.services import bot_retire
 from tests.factories import BotVersionFactory, CompetitionFactory, EntrantFactory, MembershipFactory
 from tests.league.test_api_support import client_for, make_cast, organised_competition, results
+from tests.locks import held_elsewhere
 from tournaments.formats.values import setting
 from tournaments.models import Competition, Entrant, Match, MatchParticipant, Round, Standing
 from tournaments.services.competitions import competition_start, entrant_join
@@ -250,3 +251,24 @@ def test_round_seeds_and_tables_follow_from_the_competition_seed(sent: list[int]
     assert first_round(77) == first_round(77)
     assert first_round(77)[0] != first_round(78)[0]
     assert Round.objects.filter(number=1).count() == 4
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_tick_that_finds_the_round_open_waits_for_no_recording_holding_the_ladders_lock(sent: list[int]) -> None:
+    import threading
+
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        pytest.skip("row locks are PostgreSQL's")
+    competition = ladder(6)
+    assert rating_ladder_tick(competition_id=competition.pk) == 3  # round 1, open while nobody plays it
+    # As a recording of one of the ladder's matches does, for as long as it writes.
+    with held_elsewhere(lambda: Competition.objects.select_for_update(no_key=True).get(pk=competition.pk)):
+        ticked: list[int] = []
+        ticker = threading.Thread(
+            target=lambda: (ticked.append(rating_ladder_tick(competition_id=competition.pk)), connection.close())
+        )
+        ticker.start()
+        ticker.join(5)
+        assert ticked == [0], "the tick waited for the ladder's lock"

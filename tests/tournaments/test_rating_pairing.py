@@ -143,6 +143,30 @@ def test_a_newcomers_placement_opponents_sit_near_its_quantile_of_the_ladder(
     assert others == sorted(nearest)
 
 
+@settings(max_examples=300, deadline=None)
+@given(ladders(), settings_, st.integers(0, 2**32))
+def test_many_newcomers_in_one_round_each_meet_the_nearest_still_free_nearest_first(
+    entrants: list[LadderEntrant], options: dict[str, int], seed: int
+) -> None:
+    tables = [t for t in plan(entrants, seed, **options) if t.kind is TableKind.PLACEMENT]
+    # The rule spelled out the slow way: newcomers longest waiting first, each with the table size − 1 free
+    # entrants nearest its target place (the higher place on a tie), nearest first, before seats are drawn.
+    places = ladder_places(entrants)
+    seats = min(len(entrants) // options["table_size"], options["batch"]) * options["table_size"]
+    playing = sorted(entrants, key=waiting_key)[:seats]
+    free = sorted(playing, key=lambda e: places[e.id])
+    expected = []
+    for newcomer in playing:
+        if newcomer.played >= options["placement"] or newcomer not in free:
+            continue
+        free.remove(newcomer)
+        target = min(len(entrants) - 1, int((newcomer.played + 0.5) / options["placement"] * len(entrants)))
+        nearest = sorted(free, key=lambda e: (abs(places[e.id] - target), places[e.id]))[: options["table_size"] - 1]
+        free = [e for e in free if e not in nearest]
+        expected.append(sorted(e.id for e in (newcomer, *nearest)))
+    assert [sorted(t.seats) for t in tables] == expected
+
+
 def test_a_newcomers_four_placement_matches_meet_the_top_the_middle_and_the_bottom() -> None:
     opponents = []
     for played in range(4):

@@ -48,6 +48,8 @@ def test_a_round_by_round_format_sends_the_next_round_when_the_last_match_of_a_r
         competition_start(competition=competition)
     round_one = list(competition.matches.filter(round__number=1).values_list("id", flat=True))
     assert sent == round_one
+    # Rounds made ahead of their turn wait unqueued: the reaper re-sends only what was sent and lost.
+    assert not competition.matches.filter(round__number__gt=1, queued_at__isnull=False).exists()
     with django_capture_on_commit_callbacks(execute=True):
         match_play(match_id=round_one[0])
     assert sent == round_one  # one match of round 1 is still pending
@@ -55,6 +57,35 @@ def test_a_round_by_round_format_sends_the_next_round_when_the_last_match_of_a_r
         match_play(match_id=round_one[1])
     round_two = list(competition.matches.filter(round__number=2).order_by("id").values_list("id", flat=True))
     assert sent == round_one + round_two
+    assert not competition.matches.filter(round__number=2, queued_at__isnull=True).exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_matches_made_and_sent_in_one_transaction_are_written_once_and_a_later_release_marks_them_again(
+    sent: list[int],
+) -> None:
+    from django.db import connection, transaction
+
+    def row_places() -> dict[int, str]:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT id, ctid::text FROM tournaments_match WHERE competition_id = %s", [competition.pk])
+            return dict(cursor.fetchall())
+
+    competition = four_entrants()
+    with transaction.atomic():
+        competition_start(competition=competition)
+        if connection.vendor == "postgresql":
+            # Written queued when made: the release left every row where the insert put it.
+            made = row_places()
+            ids = list(made)
+            scheduling.matches_release(match_ids=ids)
+            assert row_places() == made
+    first = dict(competition.matches.values_list("id", "queued_at"))
+    assert len(first) == 6 and None not in first.values()
+    with transaction.atomic():
+        scheduling.matches_release(match_ids=list(first))
+    again = dict(competition.matches.values_list("id", "queued_at"))
+    assert all(again[match_id] > queued for match_id, queued in first.items())
 
 
 def test_the_reaper_requeues_stale_running_matches_and_gives_up_after_three_attempts(

@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 import pytest
 from django.db import IntegrityError, connection, transaction
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 
 from tests.tournaments.helpers import two_bot_match
 from tests.tournaments.test_game_rows import played
-from tournaments.models import Game, Match
+from tournaments.models import Game, Match, MatchParticipant
 from tournaments.services.play import match_claim
 from tournaments.services.results import match_record_result
-from tournaments.services.statements import pipelined, sql_cursor
+from tournaments.services.statements import insert_rows, pipelined, sql_cursor, update_rows
 
 pytestmark = pytest.mark.django_db
 
@@ -98,3 +100,55 @@ def test_a_claim_loads_the_match_and_competition_as_the_orm_would_once_only() ->
     assert isinstance(claimed.competition.options, dict) and claimed.competition.options
     assert not claimed._state.adding
     assert match_claim(match_id=match.pk) is None
+
+
+def test_rows_inserted_in_one_statement_take_their_defaults_and_come_back_in_order() -> None:
+    match = two_bot_match(1)
+    numbers = [7, 3, 9]
+    with CaptureQueriesContext(connection) as statements:
+        ids = insert_rows(
+            Match,
+            {
+                "competition_id": [match.competition_id] * 3,
+                "round_id": [match.round_id] * 3,
+                "number": numbers,
+                "seed": [1, 2, 3],
+            },
+            return_ids=True,
+        )
+    assert len(statements.captured_queries) == 1
+    rows = {row.pk: row for row in Match.objects.filter(pk__in=ids)}
+    assert [rows[pk].number for pk in ids] == numbers
+    made = rows[ids[0]]
+    assert (made.status, made.error, made.attempts, made.rated, made.commitments) == ("pending", "", 0, False, [])
+    assert made.created_at is not None and made.queued_at is None
+    with pytest.raises(ValueError):
+        insert_rows(Match, {"number": [1, 2], "seed": [1]})
+    # A value for every row.
+    when = timezone.now() - timedelta(days=1)
+    fixed = insert_rows(
+        Match,
+        {"competition_id": [match.competition_id] * 2, "round_id": [match.round_id] * 2, "number": [11, 12]},
+        fixed={"queued_at": when, "seed": 5},
+        return_ids=True,
+    )
+    assert set(Match.objects.filter(pk__in=fixed).values_list("queued_at", "seed")) == {(when, 5)}
+
+
+def test_rows_updated_in_one_statement_are_set_added_to_and_stamped() -> None:
+    match = two_bot_match(1)
+    first, second = match.participants.order_by("seat")
+    with sql_cursor() as cursor:
+        update_rows(cursor, MatchParticipant, key="id", columns=("rank", "match_units"), rows=[(2, 5, first.pk)])
+        update_rows(
+            cursor,
+            MatchParticipant,
+            key="id",
+            columns=("rank", "match_units"),
+            added=("match_units",),
+            rows=[(1, 3, first.pk), (2, 4, second.pk)],
+        )
+    first.refresh_from_db()
+    second.refresh_from_db()
+    # match_units starts null: null plus anything stays null, as in SQL.
+    assert (first.rank, first.match_units, second.rank, second.match_units) == (1, 8, 2, None)

@@ -11,6 +11,7 @@ from django.db import connection
 from django.http import HttpRequest, HttpResponse, HttpResponseBase, JsonResponse, StreamingHttpResponse
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
+from rest_framework.authentication import BaseAuthentication, SessionAuthentication
 from rest_framework.exceptions import APIException, NotAuthenticated, NotFound, PermissionDenied, Throttled
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
@@ -22,6 +23,7 @@ from config.schema import errors
 from config.throttles import MoveRefusedThrottle
 from league.api.identity import acting_player, viewing_player
 from league.models import Player
+from tournaments.api.live_auth import PlayerTokenAuthentication
 from tournaments.errors import Conflict
 from tournaments.live_events import table_events, table_events_async, table_once
 from tournaments.live_selectors import (
@@ -108,7 +110,12 @@ def _etag(snapshot: Snapshot, viewer: Viewer) -> str:
     return f'"{snapshot.match.version}-{"s" if viewer.participant is None else viewer.participant}"'
 
 
+#: Token first, as the API's default list has it (a 401 names it in WWW-Authenticate), then the session.
+LIVE_AUTHENTICATION: list[type[BaseAuthentication]] = [PlayerTokenAuthentication, SessionAuthentication]
+
+
 class MatchTableView(APIView):
+    authentication_classes = LIVE_AUTHENTICATION
     permission_classes = [AllowAny]
 
     @extend_schema(
@@ -133,6 +140,7 @@ class MatchTableView(APIView):
 
 
 class MatchMoveView(APIView):
+    authentication_classes = LIVE_AUTHENTICATION
     permission_classes = [IsAuthenticated]
     # Not the general write rate: a legal move is never refused by a rate. Refused and replayed moves are
     # counted once answered, and only they turn into 429 past the rate (config/throttles.py).
@@ -157,13 +165,15 @@ class MatchMoveView(APIView):
         data = MoveSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         player = acting_player(request)
-        outcome = live_move(match_id=pk, player=player, **data.validated_data)
-        if outcome is MoveOutcome.TIMED_OUT:
+        moved = live_move(match_id=pk, player=player, **data.validated_data)
+        if moved.outcome is MoveOutcome.TIMED_OUT:
             raise Conflict("your time for this decision ran out before the move arrived: the seat forfeited the game")
-        snapshot = _snapshot(pk)
+        kept = None if moved.version is None else known_snapshot(pk, moved.version)
+        # The table as the move left it (a later move may have come since: its own answer shows that one).
+        snapshot = _snapshot(pk) if kept is None else kept
         viewer = _viewer(snapshot, player)
         headers = {"ETag": _etag(snapshot, viewer)}
-        if outcome is MoveOutcome.REPLAYED:
+        if moved.outcome is MoveOutcome.REPLAYED:
             wait = MoveRefusedThrottle().refused(request, self)
             if wait is not None:
                 self.throttled(request, wait)  # a loop of replays, answered 429 as refusals are
@@ -217,9 +227,12 @@ async def match_events(request: HttpRequest, pk: int) -> HttpResponseBase:
     def build(last: int, nudged: int | None) -> tuple[int, dict[str, Any] | None] | None:
         if nudged is not None and nudged <= last:
             return last, None  # a nudge for a version already sent: nothing to read
-        if nudged is None and table_version(match_id) == last:
-            return last, None
-        snapshot = table_snapshot(match_id)
+        try:
+            if nudged is None and table_version(match_id) == last:
+                return last, None
+            snapshot = table_snapshot(match_id)
+        except Match.DoesNotExist:
+            return None  # the match was deleted while the page watched it: the stream ends
         return snapshot.match.version, live_table(snapshot=snapshot, viewer=viewer)
 
     def known(last: int, nudged: int | None) -> tuple[int, dict[str, Any] | None] | None:
@@ -262,7 +275,7 @@ def _released(work: Callable[..., T], shared_thread: bool) -> Callable[..., T]:
 
 def _events_open(request: HttpRequest, pk: int) -> tuple[int, Viewer] | HttpResponse:
     """Who is asking, and whether they may watch: the match and its viewer, or the refusal to send."""
-    drf_request = Request(request, authenticators=[cls() for cls in APIView.settings.DEFAULT_AUTHENTICATION_CLASSES])
+    drf_request = Request(request, authenticators=[cls() for cls in LIVE_AUTHENTICATION])
     try:
         player = viewing_player(drf_request)
     except APIException as exc:

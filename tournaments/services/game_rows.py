@@ -1,4 +1,4 @@
-"""Writing a match's game rows in bulk: COPY on PostgreSQL, bulk_create elsewhere.
+"""Writing matches' game rows in bulk: COPY on PostgreSQL, bulk_create elsewhere.
 
 A War game takes well under a millisecond to play, so the rows are most of what
 a match costs the service. Each row is encoded once, straight from the engine's
@@ -150,17 +150,27 @@ class GameEncoder:
         )
 
 
-def insert_games(
-    *, match_id: int, encoder: GameEncoder, games: Sequence[GamePlayed], return_ids: bool = False
-) -> dict[int, int]:
-    """Insert the rows inside the caller's transaction; game ids by game number if asked for, else {}."""
-    if not games:
+class MatchGames(NamedTuple):
+    """One match's games to insert, with the encoder that knows its entrants."""
+
+    match_id: int
+    encoder: GameEncoder
+    games: Sequence[GamePlayed]
+
+
+def insert_games(matches: Sequence[MatchGames], *, return_ids: bool = False) -> dict[tuple[int, int], int]:
+    """Insert the rows of these matches inside the caller's transaction, in one COPY on PostgreSQL.
+
+    Game ids by (match id, game number) if asked for, else {}.
+    """
+    matches = [match for match in matches if match.games]
+    if not matches:
         return {}
     if connection.vendor == "postgresql":
-        return _copy(match_id, encoder, games, return_ids)
+        return _copy(matches, return_ids)
     created = Game.objects.bulk_create(
         Game(
-            match_id=match_id,
+            match_id=match.match_id,
             number=game.number,
             seating=EncodedJSON(game.seating),
             seed=game.seed,
@@ -170,23 +180,27 @@ def insert_games(
             result=EncodedJSON(game.result),
             winner_id=game.winner_id,
         )
-        for game in map(encoder.encode, games)
+        for match in matches
+        for game in map(match.encoder.encode, match.games)
     )
-    return {game.number: game.pk for game in created} if return_ids else {}
+    return {(game.match_id, game.number): game.pk for game in created} if return_ids else {}
 
 
-def _copy(match_id: int, encoder: GameEncoder, games: Sequence[GamePlayed], return_ids: bool) -> dict[int, int]:
-    head = f"{match_id}\t"
-    line = encoder.copy_line
+def _copy(matches: Sequence[MatchGames], return_ids: bool) -> dict[tuple[int, int], int]:
     with connection.cursor() as cursor, connection.wrap_database_errors:
         raw = cursor.cursor  # the psycopg cursor under Django's wrapper, whose errors Django's become
         with raw.copy(f"COPY {Game._meta.db_table} ({', '.join(_COLUMNS)}) FROM STDIN") as copy:
-            for start in range(0, len(games), _CHUNK):
-                copy.write("".join([line(game, head) for game in games[start : start + _CHUNK]]))
+            for match in matches:
+                head, line, games = f"{match.match_id}\t", match.encoder.copy_line, match.games
+                for start in range(0, len(games), _CHUNK):
+                    copy.write("".join([line(game, head) for game in games[start : start + _CHUNK]]))
         if not return_ids:
             return {}
-        cursor.execute(f"SELECT number, id FROM {Game._meta.db_table} WHERE match_id = %s", [match_id])
-        return dict(cursor.fetchall())
+        cursor.execute(
+            f"SELECT match_id, number, id FROM {Game._meta.db_table} WHERE match_id = ANY(%s)",
+            [[match.match_id for match in matches]],
+        )
+        return {(match_id, number): game_id for match_id, number, game_id in cursor.fetchall()}
 
 
 def _escape(text: str) -> str:

@@ -29,8 +29,10 @@ from engine.match import GamePlayed, match_result
 from engine.record import Record
 from engine.referee import IllegalMove, LiveGame, MoveRefused
 from league.models import Player
+from tournaments.live_selectors import snapshot_remember
 from tournaments.models import LiveMove, LiveTable, Match
 from tournaments.services.live_tables import (
+    Current,
     LiveConflict,
     LiveContext,
     announce_change,
@@ -59,12 +61,23 @@ class MoveOutcome(enum.Enum):
     TIMED_OUT = "timed_out"
 
 
-def _store(context: LiveContext, table: LiveTable, game: LiveGame, now: datetime) -> None:
+@dataclasses.dataclass(frozen=True)
+class Moved:
+    """What became of a person's move."""
+
+    outcome: MoveOutcome
+    #: The version an applied move left the match at, while it is still being played; its state is then kept in
+    #: this process from the move's own objects (live_selectors.known_snapshot), so its answer reads nothing.
+    version: int | None = None
+
+
+def _store(context: LiveContext, table: LiveTable, game: LiveGame, now: datetime) -> Current:
     """Store the table after a change and announce it; a match whose last game just ended is recorded with it."""
     current = settle(context, table, game, now)
     if current is None:
         _record(context)
     announce_change(context, current)
+    return current
 
 
 def _record(context: LiveContext) -> None:
@@ -99,7 +112,7 @@ def live_match_record_if_over(*, match_id: int) -> bool:
 
 def live_move(
     *, match_id: int, player: Player, action: str, version: int, client_move_id: str, now: datetime | None = None
-) -> MoveOutcome:
+) -> Moved:
     """A person's decision at a live table.
 
     Raises :class:`NotAtTable` (403), :class:`LiveConflict` (409) or a ValidationError on
@@ -112,9 +125,7 @@ def live_move(
     return retrying_deadlocks(lambda: _move(match_id, player, action, version, client_move_id, now))
 
 
-def _move(
-    match_id: int, player: Player, action: str, version: int, client_move_id: str, now: datetime | None
-) -> MoveOutcome:
+def _move(match_id: int, player: Player, action: str, version: int, client_move_id: str, now: datetime | None) -> Moved:
     with transaction.atomic():
         context = lock_live_match(match_id)
         participant = next((p for p in context.participants if p.player_id == player.pk), None)
@@ -124,7 +135,7 @@ def _move(
         if earlier is not None:
             if earlier != normalise_action(action):
                 raise LiveConflict(f"client_move_id {client_move_id!r} was already used for {earlier!r}")
-            return MoveOutcome.REPLAYED
+            return Moved(MoveOutcome.REPLAYED)
         match = context.match
         if match.status != Match.Status.LIVE:
             raise LiveConflict(f"the match is {match.status}, not live")
@@ -141,14 +152,20 @@ def _move(
         now = now or timezone.now()
         if seat in game.awaiting() and now >= seat_deadline(context.competition, table, seat):
             _forfeit(context, table, game, seat, "timeout", "ran out of time", now)
-            return MoveOutcome.TIMED_OUT
+            return Moved(MoveOutcome.TIMED_OUT)
         try:
-            _take(context, table, game, seat, action, participant.entrant_id, client_move_id, now)
+            current = _take(context, table, game, seat, action, participant.entrant_id, client_move_id, now)
         except IllegalMove as exc:
             raise ValidationError({"action": str(exc)}) from None
         except MoveRefused as exc:
             raise LiveConflict(str(exc)) from None
-    return MoveOutcome.APPLIED
+        if current is None:
+            return Moved(MoveOutcome.APPLIED)
+        # Kept only once committed: a version rolled back with an outer transaction could be reused by another
+        # state. Robust: the move stands if keeping it fails (its answer then reads the table).
+        match, (table, game) = context.match, current
+        transaction.on_commit(lambda: snapshot_remember(match, table, game), robust=True)
+    return Moved(MoveOutcome.APPLIED, match.version)
 
 
 def _take(
@@ -160,8 +177,8 @@ def _take(
     entrant_id: int,
     client_move_id: str,
     now: datetime,
-) -> None:
-    """Submit one seat's decision and store it, with the table, under the version it makes."""
+) -> Current:
+    """Submit one seat's decision and store it, with the table, under the version it makes; the table now in play."""
     step = len(game.steps)
     chosen = game.submit(seat, action)
     table.clock_used_ms[seat] += _elapsed_ms(table.turn_started_at, now)
@@ -185,7 +202,7 @@ def _take(
     if len(game.steps) > step or game.is_over():
         # The step was applied: a new decision opens, and its clocks start now.
         table.turn_started_at, table.decision_version = now, context.match.version
-    _store(context, table, game, now)
+    return _store(context, table, game, now)
 
 
 def _earlier_action(match_id: int, entrant_id: int, client_move_id: str) -> str | None:

@@ -26,9 +26,9 @@ from engine.referee import LiveGame
 from tournaments.errors import Conflict
 from tournaments.formats.registry import format_of
 from tournaments.live_events import publish_change
-from tournaments.models import Competition, LiveTable, Match, MatchParticipant
+from tournaments.models import Competition, Entrant, LiveTable, Match, MatchParticipant
 from tournaments.services.live_turns import turns_passed, turns_settle, turns_tell_waiting
-from tournaments.services.statements import instance_from_row, select_columns, sql_cursor
+from tournaments.services.statements import instance_from_row, one_of, select_columns, sql_cursor
 
 #: The task that moves a live match on (tournaments/tasks.py), sent by name: the tasks import this module.
 ADVANCE_LIVE_MATCH = "tournaments.tasks.advance_live_match"
@@ -93,11 +93,15 @@ def match_participants(match_id: int) -> tuple[Participant, ...]:
 
 
 def matches_with_people(match_ids: Sequence[int]) -> set[int]:
-    return set(
-        MatchParticipant.objects.filter(match_id__in=match_ids, entrant__player__isnull=False).values_list(
-            "match_id", flat=True
+    """Those of these matches that seat a person."""
+    among, values = one_of("p.match_id", match_ids)
+    with sql_cursor() as cursor:
+        cursor.execute(
+            f"SELECT DISTINCT p.match_id FROM {MatchParticipant._meta.db_table} p "
+            f"JOIN {Entrant._meta.db_table} e ON e.id = p.entrant_id WHERE {among} AND e.player_id IS NOT NULL",
+            values,
         )
-    )
+        return {row[0] for row in cursor.fetchall()}
 
 
 def live_context(match: Match, table: LiveTable | None = None) -> LiveContext:

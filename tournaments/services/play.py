@@ -1,10 +1,11 @@
-"""Playing a match through the engine: the body of the worker task."""
+"""Playing matches through the engine, a batch at a time: the body of the worker task."""
 
 from __future__ import annotations
 
 import logging
 import time
 from collections.abc import Callable, Sequence
+from functools import partial
 
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
@@ -22,9 +23,9 @@ from league.models import BotVersion
 from tournaments.formats.registry import format_of
 from tournaments.models import BotRun, Competition, Entrant, Match, MatchParticipant
 from tournaments.services.bot_troubles import bot_failure_counted
-from tournaments.services.results import match_record_result
+from tournaments.services.results import matches_record_results
 from tournaments.services.scheduling import matches_release
-from tournaments.services.statements import instance_from_row, select_columns, sql_cursor
+from tournaments.services.statements import one_of, sql_cursor
 
 log = logging.getLogger(__name__)
 
@@ -34,104 +35,172 @@ class NotPlayable(Exception):
 
 
 def match_claim(*, match_id: int) -> Match | None:
-    """pending → running, for exactly one caller: the conditional UPDATE is the lock.
+    """pending → running, for exactly one caller: the claimed match, with its competition; None if another
+    worker got there first."""
+    claimed = matches_claim(match_ids=[match_id])
+    return claimed[0] if claimed else None
 
-    The claimed match, with its competition; None if another worker got there first.
+
+def matches_claim(*, match_ids: Sequence[int]) -> list[Match]:
+    """pending → running, each match for exactly one caller: the conditional UPDATE is the lock.
+
+    The matches this caller claimed, in id order, each with its competition; one statement for the whole
+    batch on PostgreSQL. A match another worker claimed first is not among them.
     """
+    ids = sorted(set(match_ids))
+    if not ids:
+        return []
     now = connection.ops.adapt_datetimefield_value(timezone.now())
+    among, values = one_of("id", ids, hashed=True)
+    # Rows locked in id order, so two claims of overlapping batches (a redelivered message) queue rather
+    # than deadlock; one that waited reads the row again and finds it running, not pending.
+    pending = f"SELECT id FROM {Match._meta.db_table} WHERE {among} AND status = %s ORDER BY id"
     claim = (
         f"UPDATE {Match._meta.db_table} SET status = %s, started_at = %s, heartbeat_at = %s, "
-        "attempts = attempts + 1 WHERE id = %s AND status = %s"
+        f"attempts = attempts + 1 WHERE id IN ({pending}{' FOR UPDATE' if _row_locks() else ''})"
     )
-    values = [Match.Status.RUNNING, now, now, match_id, Match.Status.PENDING]
+    arguments = [Match.Status.RUNNING, now, now, *values, Match.Status.PENDING]
     with sql_cursor() as cursor:
         if connection.vendor != "postgresql":
-            cursor.execute(claim, values)
-            return Match.objects.select_related("competition").get(pk=match_id) if cursor.rowcount == 1 else None
-        # PostgreSQL reads back what it claimed in the same statement: one round trip, no ORM query.
-        cursor.execute(
-            f"WITH claimed AS ({claim} RETURNING *) SELECT {select_columns('claimed', Match)}, "
-            f"{select_columns('c', Competition)} FROM claimed "
-            f"JOIN {Competition._meta.db_table} c ON c.id = claimed.competition_id",
-            values,
-        )
-        row = cursor.fetchone()
-    if row is None:
-        return None
-    split = len(Match._meta.concrete_fields)
-    match = instance_from_row(Match, row[:split])
-    match.competition = instance_from_row(Competition, row[split:])
-    return match
+            # Elsewhere the driver's rows need the ORM's conversions (SQLite gives dates as text).
+            cursor.execute(f"{claim} RETURNING id", arguments)
+            claimed = [row[0] for row in cursor.fetchall()]
+            return list(Match.objects.select_related("competition").filter(pk__in=claimed).order_by("id"))
+        # PostgreSQL reads back what it claimed in the same statement; only what playing needs, as the rest
+        # (dates, documents) costs a conversion a match.
+        cursor.execute(f"{claim} RETURNING {', '.join(_CLAIMED)}", arguments)
+        rows = sorted(cursor.fetchall())
+    competitions = Competition.objects.in_bulk({competition_id for _, competition_id, *_ in rows})
+    matches = []
+    for row in rows:
+        match = Match.from_db(connection.alias, _CLAIMED, row)
+        match.competition = competitions[match.competition_id]
+        matches.append(match)
+    return matches
+
+
+#: The columns of a claimed match that playing and recording it read; the others load if asked for.
+_CLAIMED = ("id", "competition_id", "round_id", "number", "status", "seed", "attempts")
+
+
+def _row_locks() -> bool:
+    return bool(connection.features.has_select_for_update)
 
 
 class Heartbeat:
-    """Touches the running match every few seconds, so the reaper can tell a live worker from a dead one."""
+    """Touches the running matches of a batch every few seconds, so the reaper can tell a live worker from a
+    dead one."""
 
-    def __init__(self, match_id: int) -> None:
-        self.match_id = match_id
+    def __init__(self, match_ids: Sequence[int]) -> None:
+        self.match_ids = list(match_ids)
         self.due = time.monotonic() + settings.MATCH_HEARTBEAT_SECONDS
 
     def __call__(self) -> None:
         # Called before every game and every external bot's move: only the clock is read until it is due.
         if time.monotonic() >= self.due:
             self.due = time.monotonic() + settings.MATCH_HEARTBEAT_SECONDS
-            Match.objects.filter(pk=self.match_id, status=Match.Status.RUNNING).update(heartbeat_at=timezone.now())
+            Match.objects.filter(pk__in=self.match_ids, status=Match.Status.RUNNING).update(heartbeat_at=timezone.now())
 
 
 def match_play(*, match_id: int) -> Match | None:
-    """Claim, play and record one match; None if another worker already has it.
+    """Claim, play and record one match; None if another worker already has it."""
+    played = matches_play(match_ids=[match_id])
+    return played[0] if played else None
+
+
+def matches_play(*, match_ids: Sequence[int]) -> list[Match]:
+    """Claim a batch of matches, play them one after the other, and record them in one transaction.
+
+    The matches this worker claimed, as they now stand: another worker's are left to it. A batch is
+    made of one competition's matches (services/scheduling.py).
 
     A database outage (a restart, a failover) interrupts no more than the current try: the worker
-    waits for the database, then claims the match, or plays the match it holds again from its start
+    waits for the database, then claims the batch, or plays the matches it holds again from the start
     on the same attempt (config/database_outages.py). Nothing of an interrupted try was recorded: the
-    result is written in one transaction.
+    results are written in one transaction.
     """
-    # Should an outage cut the claim's answer off after it committed, the claim tried again finds the match
-    # taken and leaves it: the reaper puts it back once its heartbeat is stale, as for a dead worker.
-    match = when_database_answers(lambda: match_claim(match_id=match_id), what=f"claiming match {match_id}")
-    if match is None:
-        return None
+    # Should an outage cut the claim's answer off after it committed, the claim tried again finds the
+    # matches taken and leaves them: the reaper puts them back once their heartbeat is stale, as for a
+    # dead worker.
+    matches = when_database_answers(
+        lambda: matches_claim(match_ids=match_ids), what=f"claiming matches {_listed(match_ids)}"
+    )
     for interruption in range(_RESUMES + 1):
+        if not matches:
+            return []
         try:
-            return _match_play_claimed(match)
+            return _matches_play_claimed(matches)
         except Exception as exc:
             if not may_wait_out(exc) or interruption == _RESUMES:
-                # The match stays running: the reaper puts it back once its heartbeat is stale. Inside a
-                # caller's transaction the outage is the caller's, as for when_database_answers.
+                # The matches stay running: the reaper puts them back once their heartbeat is stale. Inside
+                # a caller's transaction the outage is the caller's, as for when_database_answers.
                 raise
-            log.warning("match %s: the database went away mid-match (%s); waiting for it", match_id, exc)
+            for match in matches:
+                # A line a match, as the drills read them (tests/e2e/test_drill_postgres.py).
+                log.warning("match %s: the database went away mid-match (%s); waiting for it", match.pk, exc)
             waited = wait_for_database()
-            if not match_resume(match=match):
-                log.warning("match %s: no longer ours after %.1f s without the database", match_id, waited)
-                return None
-            log.warning("match %s: the database answers again after %.1f s; playing it again", match_id, waited)
+            held, matches = matches, [match for match in matches if match_resume(match=match)]
+            for match in held:
+                again = "playing it again" if match in matches else "no longer ours"
+                log.warning("match %s: the database answers again after %.1f s; %s", match.pk, waited, again)
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-#: Outages one task waits out in the middle of its match before it leaves the match to the reaper.
+def _listed(match_ids: Sequence[int]) -> str:
+    return ", ".join(map(str, match_ids))
+
+
+#: Outages one task waits out in the middle of its batch before it leaves the batch to the reaper.
 _RESUMES = 5
 
 
-def _match_play_claimed(match: Match) -> Match:
-    reports: dict[int, BotReport] = {}
-    try:
-        result = match_simulate(match=match, heartbeat=Heartbeat(match.pk), reports=reports)
-    except (EngineError, NotPlayable) as exc:
+def _matches_play_claimed(matches: list[Match]) -> list[Match]:
+    heartbeat = Heartbeat([match.pk for match in matches])
+    lineups = Lineups.read(matches)
+    played: list[tuple[Match, MatchResult, dict[int, BotReport]]] = []
+    ended: list[Match] = []
+    for index, match in enumerate(matches):
+        reports: dict[int, BotReport] = {}
+        try:
+            result = match_simulate(match=match, heartbeat=heartbeat, reports=reports, lineups=lineups)
+        except (EngineError, NotPlayable) as exc:
+            bot_runs_record(match=match, reports=reports)
+            ended.append(match_mark_error(match=match, error=str(exc)))
+            continue
+        except SoftTimeLimitExceeded:
+            error = f"the batch took longer than {settings.CELERY_TASK_SOFT_TIME_LIMIT} s"
+            # Not played again after an outage here: the hard limit is near. Marked once the database answers.
+            ended.append(when_database_answers(partial(match_mark_error, match=match, error=error), what="a match"))
+            # What was played is recorded below; what was not goes back to the queue, on another task.
+            when_database_answers(partial(matches_unclaim, matches=matches[index + 1 :]), what="a batch")
+            break
+        except Exception as exc:
+            if is_database_outage(exc):
+                raise  # the database's failure, not the match's: matches_play waits for it and plays again
+            # A bug, not the bots': keep the match visible in error, with the cause, for a retry.
+            log.exception("match %s crashed the engine", match.pk)
+            ended.append(match_mark_error(match=match, error=f"internal error: {type(exc).__name__}: {exc}"))
+            continue
+        played.append((match, result, reports))
+    recorded = matches_record_results([(match, result) for match, result, _ in played])
+    for match, _, reports in played:
         bot_runs_record(match=match, reports=reports)
-        return match_mark_error(match=match, error=str(exc))
-    except SoftTimeLimitExceeded:
-        error = f"the match took longer than {settings.CELERY_TASK_SOFT_TIME_LIMIT} s"
-        # Not played again after an outage here: the hard limit is near. Marked once the database answers.
-        return when_database_answers(lambda: match_mark_error(match=match, error=error), what=f"match {match.pk}")
-    except Exception as exc:
-        if is_database_outage(exc):
-            raise  # the database's failure, not the match's: match_play waits for it and plays again
-        # A bug, not the bots': keep the match visible in error, with the cause, for a retry.
-        log.exception("match %s crashed the engine", match.pk)
-        return match_mark_error(match=match, error=f"internal error: {type(exc).__name__}: {exc}")
-    recorded = match_record_result(match=match, result=result)
-    bot_runs_record(match=match, reports=reports)
-    return recorded
+    order = {match.pk: index for index, match in enumerate(matches)}
+    return sorted([*recorded, *ended], key=lambda match: order[match.pk])
+
+
+def matches_unclaim(*, matches: Sequence[Match]) -> None:
+    """Give back matches this worker claimed and did not play: pending again, on this claim's attempt, and
+    queued for another task."""
+    with transaction.atomic():
+        given_back = [
+            match.pk
+            for match in matches
+            if Match.objects.filter(pk=match.pk, status=Match.Status.RUNNING, attempts=match.attempts).update(
+                status=Match.Status.PENDING, started_at=None, heartbeat_at=None, attempts=match.attempts - 1
+            )
+        ]
+        matches_release(match_ids=given_back)
 
 
 def match_resume(*, match: Match) -> bool:
@@ -150,13 +219,20 @@ def match_resume(*, match: Match) -> bool:
 
 
 def match_simulate(
-    *, match: Match, heartbeat: Callable[[], None] = lambda: None, reports: dict[int, BotReport] | None = None
+    *,
+    match: Match,
+    heartbeat: Callable[[], None] = lambda: None,
+    reports: dict[int, BotReport] | None = None,
+    lineups: Lineups | None = None,
 ) -> MatchResult:
-    """Play the match through the engine; ``reports`` receives how each external bot fared."""
+    """Play the match through the engine; ``reports`` receives how each external bot fared.
+
+    ``lineups`` holds the seats and bot versions of a batch, read once for all its matches.
+    """
     competition: Competition = match.competition
     game = get_game(competition.game)
     decides = game.DECISIONS
-    participants, versions = _bot_versions(match.pk, load=decides)
+    participants, versions = (lineups or Lineups.read([match])).versions_of(match.pk)
     seats = seats_for(game, participants, competition.options)
     options = competition.options
 
@@ -192,25 +268,47 @@ def match_simulate(
                 reports.update(bots.reports())
 
 
-def _bot_versions(match_id: int, *, load: bool) -> tuple[int, list[BotVersion]]:
-    """How many participants there are, and their bot versions in seat order if ``load`` (War asks no bot).
+class Lineups:
+    """Who sits at each match of a batch: two statements for the whole batch, not two a match."""
 
-    Plain SQL first: a War match needs only to know that every seat is a bot.
-    """
-    with sql_cursor() as cursor:
-        cursor.execute(
-            f"SELECT e.bot_version_id, e.name FROM {MatchParticipant._meta.db_table} p "
-            f"JOIN {Entrant._meta.db_table} e ON e.id = p.entrant_id WHERE p.match_id = %s ORDER BY p.seat",
-            [match_id],
-        )
-        seats = cursor.fetchall()
-    for version_id, name in seats:
-        if version_id is None:
-            raise NotPlayable(f"{name} is a person: this match is played as a refereed game")
-    if not load:
-        return len(seats), []
-    versions = BotVersion.objects.select_related("bot").in_bulk([version_id for version_id, _ in seats])
-    return len(seats), [versions[version_id] for version_id, _ in seats]
+    def __init__(self, seats: dict[int, list[tuple[int | None, str]]], versions: dict[int, BotVersion]) -> None:
+        #: By match: each seat's bot version id (None for a person) and entrant's name, in seat order.
+        self.seats = seats
+        #: The bot versions of the matches whose game asks its seats for decisions (War asks nothing).
+        self.versions = versions
+
+    @classmethod
+    def read(cls, matches: Sequence[Match]) -> Lineups:
+        """Plain SQL first: a War match needs only to know that every seat is a bot."""
+        seats: dict[int, list[tuple[int | None, str]]] = {match.pk: [] for match in matches}
+        among, values = one_of("p.match_id", list(seats))
+        with sql_cursor() as cursor:
+            cursor.execute(
+                f"SELECT p.match_id, e.bot_version_id, e.name FROM {MatchParticipant._meta.db_table} p "
+                f"JOIN {Entrant._meta.db_table} e ON e.id = p.entrant_id WHERE {among} ORDER BY p.match_id, p.seat",
+                values,
+            )
+            for match_id, version_id, name in cursor.fetchall():
+                seats[match_id].append((version_id, name))
+        wanted = {
+            version_id
+            for match in matches
+            if get_game(match.competition.game).DECISIONS
+            for version_id, _ in seats[match.pk]
+            if version_id is not None
+        }
+        versions = BotVersion.objects.select_related("bot").in_bulk(wanted) if wanted else {}
+        return cls(seats, versions)
+
+    def versions_of(self, match_id: int) -> tuple[int, list[BotVersion]]:
+        """How many participants the match has, and their bot versions in seat order (none for War)."""
+        seats = self.seats[match_id]
+        for version_id, name in seats:
+            if version_id is None:
+                raise NotPlayable(f"{name} is a person: this match is played as a refereed game")
+        if not self.versions:
+            return len(seats), []
+        return len(seats), [self.versions[version_id] for version_id, _ in seats if version_id is not None]
 
 
 def bot_runs_record(*, match: Match, reports: dict[int, BotReport]) -> None:

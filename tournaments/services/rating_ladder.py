@@ -28,7 +28,7 @@ from engine.rng import derive_seed
 from tournaments import notices
 from tournaments.formats.rating_ladder import running_rating_ladders
 from tournaments.formats.values import whole_setting
-from tournaments.models import Competition, Entrant, MatchParticipant, Standing
+from tournaments.models import Competition, Entrant, MatchParticipant, Round, Standing
 from tournaments.rating_pairing import LadderEntrant, pair_round
 from tournaments.services.round_rows import round_over, rounds_create
 from tournaments.services.scheduling import matches_release
@@ -43,13 +43,17 @@ def rating_ladders_tick() -> int:
 
 def rating_ladder_tick(*, competition_id: int) -> int:
     """The next round of one rating ladder if its last round is over (or its end); the matches scheduled."""
+    if not round_over(competition_id, _last_round(competition_id)):
+        # Read without the ladder's lock, which every recording of its matches takes: a tick that finds the
+        # round still open (most ticks) holds none of them up.
+        return 0
     with transaction.atomic():
         # The lock every change of the competition takes: a join, a withdrawal or a cancellation waits.
         competition = running_rating_ladders().select_for_update(no_key=True).filter(pk=competition_id).first()
         if competition is None:
             return 0
-        last = competition.rounds.aggregate(last=Max("number"))["last"] or 0
-        if not round_over(competition, last):
+        last = _last_round(competition.pk)
+        if not round_over(competition.pk, last):
             return 0
         rounds = whole_setting(competition, "ladder_rounds")
         if rounds is not None and last >= rounds:
@@ -66,6 +70,10 @@ def rating_ladder_tick(*, competition_id: int) -> int:
         match_ids = rounds_create(competition, last + 1, [tables])
         matches_release(match_ids=match_ids)
         return len(match_ids)
+
+
+def _last_round(competition_id: int) -> int:
+    return int(Round.objects.filter(competition_id=competition_id).aggregate(last=Max("number"))["last"] or 0)
 
 
 def _retired_leave(competition: Competition) -> None:

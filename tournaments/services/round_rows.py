@@ -12,42 +12,66 @@ from collections.abc import Sequence
 
 from engine.rng import derive_seed
 from tournaments.models import Competition, Match, MatchParticipant, Round
+from tournaments.services.statements import insert_rows, transaction_time
 
 Table = tuple[int, ...]
 
 
-def rounds_create(competition: Competition, first: int, schedule: Sequence[Sequence[Table]]) -> list[int]:
+def rounds_create(
+    competition: Competition, first: int, schedule: Sequence[Sequence[Table]], *, sent: bool = True
+) -> list[int]:
     """Rounds ``first``, ``first + 1``, ... holding ``schedule``'s tables (entrant ids in seat order); the new
-    match ids in (round, table) order."""
-    rounds = Round.objects.bulk_create(
-        Round(competition=competition, number=number) for number in range(first, first + len(schedule))
+    match ids in (round, table) order. One statement per kind of row, whatever the schedule's size.
+
+    ``sent``: the caller sends the matches to the workers in this transaction (scheduling.matches_release),
+    so they are written queued, and the release need not write every row again. Rounds made ahead of their
+    turn are not sent: they are queued when they are released.
+    """
+    numbers = list(range(first, first + len(schedule)))
+    round_ids = insert_rows(
+        Round, {"competition_id": [competition.pk] * len(numbers), "number": numbers}, return_ids=True
     )
     people = set(competition.entrants.filter(player__isnull=False).values_list("id", flat=True))
-    matches = Match.objects.bulk_create(
-        Match(
-            competition=competition,
-            round=round_,
-            number=number,
-            seed=match_seed(competition, round_.number, number, seats_a_person=not people.isdisjoint(table)),
-        )
-        for round_, tables in zip(rounds, schedule, strict=True)
+    placed = [
+        (round_id, round_number, number, table)
+        for round_id, round_number, tables in zip(round_ids, numbers, schedule, strict=True)
         for number, table in enumerate(tables, start=1)
+    ]
+    match_ids = insert_rows(
+        Match,
+        {
+            "competition_id": [competition.pk] * len(placed),
+            "round_id": [round_id for round_id, *_ in placed],
+            "number": [number for _, _, number, _ in placed],
+            "seed": [
+                match_seed(competition, round_number, number, seats_a_person=not people.isdisjoint(table))
+                for _, round_number, number, table in placed
+            ],
+        },
+        fixed={"queued_at": transaction_time() if sent else None},
+        return_ids=True,
     )
-    tables = [table for tables in schedule for table in tables]
-    MatchParticipant.objects.bulk_create(
-        MatchParticipant(match=match, entrant_id=entrant, seat=seat)
-        for match, table in zip(matches, tables, strict=True)
+    seated = [
+        (match_id, entrant, seat)
+        for match_id, (*_, table) in zip(match_ids, placed, strict=True)
         for seat, entrant in enumerate(table)
+    ]
+    insert_rows(
+        MatchParticipant,
+        {
+            "match_id": [match_id for match_id, _, _ in seated],
+            "entrant_id": [entrant for _, entrant, _ in seated],
+            "seat": [seat for *_, seat in seated],
+        },
     )
-    return [match.pk for match in matches]
+    return match_ids
 
 
-def round_over(competition: Competition, number: int) -> bool:
+def round_over(competition_id: int, number: int) -> bool:
     """Whether every match of round ``number`` is done or cancelled (a round that does not exist is over):
     the formats that pair a round from the last one's results wait for this."""
-    return not (
-        Match.objects.filter(competition=competition, round__number=number).exclude(status__in=Match.OVER).exists()
-    )
+    open_matches = Match.objects.filter(competition_id=competition_id, round__number=number)
+    return not open_matches.exclude(status__in=Match.OVER).exists()
 
 
 def match_seed(competition: Competition, round_number: int, number: int, *, seats_a_person: bool) -> int:

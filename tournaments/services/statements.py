@@ -21,10 +21,12 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from datetime import datetime
 from typing import Any, Protocol, TypeVar
 
 from django.conf import settings
 from django.db import connection, models
+from django.utils import timezone
 
 M = TypeVar("M", bound=models.Model)
 
@@ -93,7 +95,9 @@ def pipelined() -> Iterator[None]:
     """Statements sent inside this block go out without waiting for each answer (PostgreSQL's pipeline mode).
 
     A fetch waits for everything sent before it, so a block costs one round trip per read it
-    makes rather than one per statement. No COPY inside: PostgreSQL refuses it in a pipeline.
+    makes rather than one per statement. Read on a cursor that sent nothing else in the block: one
+    that did may already hold an earlier statement's answer, which its fetch returns without waiting.
+    No COPY inside: PostgreSQL refuses it in a pipeline.
     """
     if not _prepares():
         yield
@@ -119,6 +123,19 @@ def sql_cursor() -> Iterator[SqlCursor]:
             raw.close()
 
 
+def transaction_time() -> datetime:
+    """When the open transaction began, as the database keeps it (``now()``) on PostgreSQL; now elsewhere.
+
+    A value written at this time can be told, later in the same transaction, from one written before it.
+    """
+    if connection.vendor != "postgresql":
+        return timezone.now()
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT now()")
+        began: datetime = cursor.fetchone()[0]
+        return began
+
+
 def instance_from_row(model: type[M], values: Sequence[Any]) -> M:
     """A model instance from a row of all its concrete columns in order, converted as the ORM would.
 
@@ -136,3 +153,144 @@ def instance_from_row(model: type[M], values: Sequence[Any]) -> M:
 def select_columns(alias: str, model: type[models.Model]) -> str:
     """Every concrete column of ``model`` under ``alias``, in the order instance_from_row expects."""
     return ", ".join(f"{alias}.{field.column}" for field in model._meta.concrete_fields)
+
+
+def one_of(column: str, values: Sequence[Any], *, hashed: bool = False) -> tuple[str, list[Any]]:
+    """``column`` is one of ``values``: a condition and its parameters.
+
+    One array parameter on PostgreSQL, so a batch of any size is the same prepared statement;
+    a list of placeholders elsewhere.
+
+    ``hashed``: the values (ids) as a subquery, which PostgreSQL hashes once. For a statement that also filters
+    on another indexed column (a match's status): the planner may walk that index instead and test each
+    of its rows against the array an element at a time, which grows with the batch times the rows
+    (docs/performance.md, "28 November").
+    """
+    if connection.vendor == "postgresql":
+        return (f"{column} IN (SELECT unnest(%s::bigint[]))" if hashed else f"{column} = ANY(%s)"), [list(values)]
+    return f"{column} IN ({', '.join(['%s'] * len(values))})", list(values)
+
+
+#: Fields whose values the driver takes as they are.
+_PLAIN_FIELDS = frozenset(
+    {
+        "BigAutoField",
+        "BigIntegerField",
+        "BooleanField",
+        "CharField",
+        "FloatField",
+        "ForeignKey",
+        "IntegerField",
+        "PositiveIntegerField",
+        "PositiveSmallIntegerField",
+        "TextField",
+    }
+)
+
+
+def insert_rows(
+    model: type[models.Model],
+    values: dict[str, Sequence[Any]],
+    *,
+    fixed: dict[str, Any] | None = None,
+    return_ids: bool = False,
+) -> list[int]:
+    """Insert rows of ``model`` in one statement: ``values`` holds a list per field (by attname, e.g.
+    ``round_id``), one item per row; ``fixed`` a value per field for every row; every other field takes
+    its default, and a creation time now.
+
+    The new ids in row order if asked for. On PostgreSQL, one prepared INSERT from UNNEST of an array
+    per column: the ORM's bulk_create prepares every value of every row through its field, which cost
+    more than the database's work for a round robin's schedule. Elsewhere, bulk_create.
+    """
+    columns = list(values.values())
+    count = len(columns[0]) if columns else 0
+    if count == 0:
+        return []
+    if any(len(column) != count for column in columns):
+        raise ValueError("insert_rows needs as many values in every column")
+    fixed = fixed or {}
+    if connection.vendor != "postgresql":
+        rows = [model(**{name: column[index] for name, column in values.items()}, **fixed) for index in range(count)]
+        created = model._default_manager.bulk_create(rows)
+        return [row.pk for row in created] if return_ids else []
+    now = timezone.now()
+    targets: list[str] = []
+    selected: list[str] = []
+    constants: list[Any] = []
+    arrays: list[tuple[str, list[Any]]] = []
+    for field in model._meta.concrete_fields:
+        if field.primary_key:
+            continue
+        cast = str(field.cast_db_type(connection))
+        targets.append(str(field.column))
+        if field.attname in values:
+            selected.append(f"u.c{len(arrays)}")
+            column = values[field.attname]
+            # Numbers and text of plain fields go to the driver as they are: the field's preparation of each
+            # was most of the time a round's rows took to write.
+            if field.get_internal_type() not in _PLAIN_FIELDS:
+                column = [field.get_db_prep_save(value, connection) for value in column]
+            arrays.append((cast, list(column)))
+        else:
+            made_now = getattr(field, "auto_now_add", False) or getattr(field, "auto_now", False)
+            value = fixed[field.attname] if field.attname in fixed else now if made_now else field.get_default()
+            selected.append(f"%s::{cast}")
+            constants.append(field.get_db_prep_save(value, connection))
+    unnest = ", ".join(f"%s::{cast}[]" for cast, _ in arrays)
+    names = ", ".join(f"c{index}" for index in range(len(arrays)))
+    with sql_cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {model._meta.db_table} ({', '.join(targets)}) SELECT {', '.join(selected)} "
+            f"FROM UNNEST({unnest}) AS u({names}){' RETURNING id' if return_ids else ''}",
+            [*constants, *[column for _, column in arrays]],
+        )
+        # PostgreSQL returns an INSERT ... SELECT's rows in the order it inserted them, the order of the arrays.
+        return [row[0] for row in cursor.fetchall()] if return_ids else []
+
+
+def update_rows(
+    cursor: SqlCursor,
+    model: type[models.Model],
+    *,
+    key: str,
+    columns: Sequence[str],
+    rows: Sequence[Sequence[Any]],
+    added: Sequence[str] = (),
+    fixed: dict[str, Any] | None = None,
+) -> None:
+    """Update many rows of ``model`` in one statement: each row of ``rows`` is the new values of ``columns``
+    and then its ``key`` (field attnames). A column in ``added`` is increased by the value instead of set to
+    it; ``fixed`` columns take one value for every row.
+
+    On PostgreSQL, one UPDATE ... FROM UNNEST of an array per column: a statement per row cost the
+    database an executor start each, which a batch of hundreds of rows felt. Elsewhere, one prepared
+    statement per row.
+    """
+    if not rows:
+        return
+    table = model._meta.db_table
+    fields = {field.attname: field for field in model._meta.concrete_fields}
+    fixed = fixed or {}
+
+    def assigned(column: str, value: str, qualified: str) -> str:
+        return f"{column} = {qualified}{column} + {value}" if column in added else f"{column} = {value}"
+
+    if connection.vendor != "postgresql":
+        assignments = [*(assigned(column, "%s", "") for column in columns), *(f"{column} = %s" for column in fixed)]
+        cursor.executemany(
+            f"UPDATE {table} SET {', '.join(assignments)} WHERE {key} = %s",
+            [[*row[:-1], *fixed.values(), row[-1]] for row in rows],
+        )
+        return
+    names = [*columns, key]
+    arrays = ", ".join(f"%s::{fields[name].cast_db_type(connection)}[]" for name in names)
+    assignments = [
+        *(assigned(column, f"u.{column}", f"{table}.") for column in columns),
+        *(f"{column} = %s" for column in fixed),
+    ]
+    cursor.execute(
+        f"UPDATE {table} SET {', '.join(assignments)} FROM UNNEST({arrays}) AS u({', '.join(names)}) "
+        f"WHERE {table}.{key} = u.{key}",
+        [*fixed.values(), *([row[index] for row in rows] for index in range(len(names)))],
+    )

@@ -122,10 +122,10 @@ class Command(BaseCommand):
         token = uuid.uuid4().hex[:8]
         queue = f"games-{token}"
         settings.CELERY_GAMES_QUEUE = queue
-        workers = [
-            WorkerProcess(f"bench{n}-{token}", queues=queue, env={"CELERY_GAMES_QUEUE": queue})
-            for n in range(worker_count)
-        ]
+        # As docs/deploy.md says to set it: a release spread over as many batches as there are game workers.
+        settings.MATCH_BATCH_SPREAD = worker_count
+        env = {"CELERY_GAMES_QUEUE": queue, "MATCH_BATCH_SPREAD": str(worker_count)}
+        workers = [WorkerProcess(f"bench{n}-{token}", queues=queue, env=env) for n in range(worker_count)]
         for worker in workers:
             worker.start()
         client = Client(HTTP_HOST="127.0.0.1")
