@@ -97,14 +97,18 @@ def clock_of(page: Page) -> str:
 
 
 def move_at(page: Page) -> None:
-    """Play the first move the table offers until the turn passes (a Banter turn may take more than one).
+    """Play until the turn passes (a Banter turn may take more than one move): "STOP" while upgrading, else the
+    first move the table offers. Always taking the first would spend a Heart and bin a card up to five times
+    over, as some deals allow, and the turn would not pass within the moves this tries.
 
     Each move's answer is waited for, however slow the server: a fixed wait would click again while the first
     move is still on its way. An answer other than 200 fails with what the server and the page said."""
     page.locator("#table.my-turn").wait_for()
+    offered = page.locator("#actions button.action:not([disabled])")
     for _ in range(10):
+        stop = offered.and_(page.locator('[data-action="STOP"]'))
         with page.expect_response(_is_move, timeout=30000) as answer:
-            page.locator("#actions button.action:not([disabled])").first.click()
+            (stop if stop.count() else offered.first).click()
         if answer.value.status != 200:
             refusal = page.locator("#refusal").inner_text()
             raise AssertionError(f"move answered {answer.value.status} {answer.value.text()!r}; the page: {refusal!r}")
