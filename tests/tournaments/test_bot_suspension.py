@@ -244,7 +244,7 @@ def test_the_owner_reinstates_it_with_the_button_on_the_bot_s_page_and_no_one_el
     owner = Client()
     owner.force_login(version.bot.owner.user)
     page = owner.get(f"/bots/{version.bot_id}/").content.decode()
-    assert "it crashed in 7 games and ran out of time in 1 game of its last games" in page
+    assert "it crashed in 7 and ran out of time in 1 of its recent games." in page
     assert f"Reinstate version {version.number}" in page
     address = f"/bots/{version.bot_id}/versions/{version.number}/reinstate/"
     stranger = Client()
@@ -296,3 +296,19 @@ def test_two_recordings_at_the_count_suspend_it_and_tell_its_owner_once(
         thread.join()
     assert refreshed(version).suspension_causes == {"crash": FORFEITS_TO_SUSPEND}
     assert len(suspended_notices(version)) == 1
+
+
+def test_the_admin_lists_which_versions_are_suspended_and_filters_them(crashing_url: str) -> None:
+    suspended = http_version(crashing_url, "Crasher")
+    suspended.suspended_at = suspended.created_at
+    suspended.suspension_causes = {"crash": 8}
+    suspended.save()
+    playing = http_version(crashing_url, "Steady")
+    admin = Client()
+    admin.force_login(UserFactory(is_staff=True, is_superuser=True))
+    listed = admin.get("/admin/league/botversion/?suspended=yes").content.decode()
+    assert "Crasher v" in listed and "Steady v" not in listed
+    assert "Steady v" in admin.get("/admin/league/botversion/?suspended=no").content.decode()
+    page = admin.get(f"/admin/league/botversion/{suspended.pk}/change/").content.decode()
+    assert "Suspension causes" in page and "crash" in page
+    assert playing.suspended_at is None

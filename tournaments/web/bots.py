@@ -101,13 +101,13 @@ class VersionLine:
 
     @property
     def suspension(self) -> str:
-        """Why the version is suspended, in words ("it crashed in 7 games and ran out of time in 1"); "" if not."""
+        """Why the version is suspended, in words ("it crashed in 7 and ran out of time in 1 of its recent games");
+        "" if it is not."""
         if self.version.suspended_at is None:
             return ""
         causes = self.version.suspension_causes or {}
-        return "it " + listed(
-            [f"{failed_by(cause)} in {count} game{'' if count == 1 else 's'}" for cause, count in causes.items()]
-        )
+        said = listed([f"{failed_by(cause)} in {count}" for cause, count in causes.items()])
+        return f"it {said} of its recent games"
 
     @property
     def waiting(self) -> str:
