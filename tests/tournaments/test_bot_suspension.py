@@ -4,6 +4,7 @@ that loses by play, or whose opponents forfeit, never is."""
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -19,7 +20,14 @@ from league.models import BotVersion
 from league.notifications.kinds import Kind
 from league.notifications.models import Notification
 from league.services import bot_version_reinstate
-from tests.factories import BotFactory, BotVersionFactory, CompetitionFactory, EntrantFactory, UserFactory
+from tests.factories import (
+    BotFactory,
+    BotVersionFactory,
+    CompetitionFactory,
+    EntrantFactory,
+    MembershipFactory,
+    UserFactory,
+)
 from tests.league.test_api_support import client_for
 from tests.tournaments.helpers import started
 from tournaments.models import Competition, Entrant, Match
@@ -312,3 +320,23 @@ def test_the_admin_lists_which_versions_are_suspended_and_filters_them(crashing_
     page = admin.get(f"/admin/league/botversion/{suspended.pk}/change/").content.decode()
     assert "Suspension causes" in page and "crash" in page
     assert playing.suspended_at is None
+
+
+def test_a_challenge_ladder_s_page_offers_no_challenge_of_a_suspended_bot(crashing_url: str) -> None:
+    version = http_version(crashing_url, "Crasher")
+    ladder = CompetitionFactory(game=GAME, format="challenge_ladder", settings={"challenge_reach": 3})
+    sam = MembershipFactory(club=ladder.club).player
+    above = [EntrantFactory(competition=ladder, bot_version=version), EntrantFactory(competition=ladder)]
+    mine = entrant_join(competition=ladder, player=sam)
+    competition_start(competition=ladder, order=[*(entrant.pk for entrant in above), mine.pk])
+    page = Client()
+    page.force_login(sam.user)
+
+    def buttons() -> list[str]:
+        return re.findall(r'aria-label="Challenge ([^"]+)"', page.get(f"/competitions/{ladder.pk}/").content.decode())
+
+    assert buttons() == [above[0].name, above[1].name]
+    version.suspended_at = version.created_at
+    version.save()
+    assert buttons() == [above[1].name]
+    assert "(suspended)" in page.get(f"/competitions/{ladder.pk}/").content.decode()
