@@ -30,6 +30,7 @@ from tests.factories import (
 )
 from tests.league.test_api_support import client_for
 from tests.tournaments.helpers import started
+from tests.tournaments.test_bot_troubles import CRASHED, record, uploaded_in_matches
 from tournaments.models import Competition, Entrant, Match
 from tournaments.services import bot_suspension
 from tournaments.services.bot_suspension import (
@@ -340,3 +341,12 @@ def test_a_challenge_ladder_s_page_offers_no_challenge_of_a_suspended_bot(crashi
     version.save()
     assert buttons() == [above[1].name]
     assert "(suspended)" in page.get(f"/competitions/{ladder.pk}/").content.decode()
+
+
+def test_a_suspended_version_failing_on_in_a_running_competition_brings_no_crashing_notice() -> None:
+    version, matches = uploaded_in_matches(FAILURES_IN_A_ROW)
+    version.suspended_at = version.created_at
+    version.save()
+    for match in matches:
+        record(match, version, CRASHED)
+    assert not Notification.objects.filter(kind=Kind.BOT_CRASHING).exists()
