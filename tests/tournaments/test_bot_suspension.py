@@ -176,10 +176,15 @@ def test_its_pending_ladder_pairings_stop_and_reinstating_it_lets_it_play_again(
     answer = client_for(version.bot.owner.user).post(address)
     assert answer.status_code == 200, answer.content
     assert answer.json()["suspended_at"] is None and answer.json()["reinstated_at"] is not None
+    assert client_for().post(address).status_code == 401
+    missing = f"/api/bots/{version.bot_id}/versions/{version.number + 99}/reinstate/"
+    assert client_for(version.bot.owner.user).post(missing).status_code == 404
     again = client_for(version.bot.owner.user).post(address)
     assert again.status_code == 409 and "is not suspended" in again.json()["detail"]
 
     competition_play_pending(competition=ladder)
+    # The withdrawn match held nothing up: the rounds after it are rated.
+    assert ladder.matches.filter(round__number__lte=2, status=Match.Status.DONE, rated=False).count() == 0
     assert rating_ladders_tick() == 2
     third = ladder.matches.filter(round__number=3)
     assert crasher.pk in set(third.values_list("participants__entrant_id", flat=True))
