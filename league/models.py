@@ -172,6 +172,13 @@ class BotVersion(models.Model):
     #: When the validation task was last sent; the reaper re-sends one a broker lost.
     queued_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # Suspension (docs/bot-protocol.md, "When a bot breaks"): not code, so not bound by the version's immutability.
+    #: When it was suspended for forfeiting most of its recent games; null while it may play.
+    suspended_at = models.DateTimeField(null=True, blank=True)
+    #: The forfeits that suspended it, by cause ({"crash": 7, "timeout": 1}); kept after reinstatement.
+    suspension_causes = models.JSONField(default=dict, blank=True)
+    #: When its owner last reinstated it: the rule counts only the games recorded since.
+    reinstated_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["bot_id", "number"]

@@ -16,6 +16,7 @@ from engine.bots import bot_names
 from engine.games import game_names
 from engine.netguard import BadBotUrl, parse_bot_url, resolve
 from engine.sandbox import BadBotCode, bot_code
+from league.errors import Conflict
 from league.joining import check_role, club_set_role
 from league.models import Bot, BotVersion, Club, Membership, NameClaim, Player
 from league.names import free_variant, names_check, names_claim
@@ -138,6 +139,25 @@ def bot_retire(*, bot: Bot) -> Bot:
         bot.retired_at = timezone.now()
         bot.save(update_fields=["retired_at"])
     return bot
+
+
+def bot_version_reinstate(*, version: BotVersion) -> BotVersion:
+    """Its owner lets a suspended version play again (docs/bot-protocol.md, "When a bot breaks"): rating ladders
+    pair it at their next tick and competitions take it again. The rule then counts only the games recorded from
+    now on, so it is suspended again, and its owner told again, only if it goes on forfeiting.
+
+    The caller checks that the person is the bot's owner. A version that is not suspended is a Conflict (409)."""
+    with transaction.atomic():
+        # The lock a recording's count takes (tournaments/services/bot_suspension.py): the two go in turn.
+        locked = (
+            BotVersion.objects.select_for_update(of=("self",), no_key=True).select_related("bot").get(pk=version.pk)
+        )
+        if locked.suspended_at is None:
+            raise Conflict(f"version {locked.number} of {locked.bot.name} is not suspended")
+        locked.suspended_at = None
+        locked.reinstated_at = timezone.now()
+        locked.save(update_fields=["suspended_at", "reinstated_at"])
+    return locked
 
 
 def bot_version_create_builtin(*, bot: Bot, strategy: str, parameters: dict[str, Any] | None = None) -> BotVersion:

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.db.models import Count, Prefetch, Q
+from django.db.models import Count, F, Prefetch, Q
 from django.utils import dateformat, timezone
 
 from tournaments.ladder_places import within_reach
@@ -37,6 +37,8 @@ class Rung:
     challenge: OpenChallenge | None
     #: The person on this rung (None for a bot): whose place it is, for the page of the person looking.
     player_id: int | None = None
+    #: A bot version suspended for forfeiting most of its recent games: nobody may challenge it for now.
+    suspended: bool = False
 
 
 @dataclass(frozen=True)
@@ -60,7 +62,12 @@ def _kind(entrant: Entrant) -> str:
 
 def challenge_ladder(competition: Competition) -> ChallengeLadder:
     """The ladder top place first, each entrant with the open challenge it is in; two queries."""
-    entrants = list(Entrant.objects.filter(competition=competition).order_by("position", "id"))
+    # The suspension comes with the entrants' rows (a join, not a query).
+    entrants = list(
+        Entrant.objects.filter(competition=competition)
+        .annotate(suspended_at=F("bot_version__suspended_at"))
+        .order_by("position", "id")
+    )
     sides = ChallengeSide.objects.filter(challenge__competition=competition, open=True).values_list(
         "entrant_id", "challenge_id", "challenge__number", "challenge__status", "role"
     )
@@ -69,7 +76,15 @@ def challenge_ladder(competition: Competition) -> ChallengeLadder:
         for entrant, challenge, number, status, role in sides
     }
     rungs = [
-        Rung(e.position, e.pk, e.name, _kind(e), open_by_entrant.get(e.pk), e.player_id)
+        Rung(
+            e.position,
+            e.pk,
+            e.name,
+            _kind(e),
+            open_by_entrant.get(e.pk),
+            e.player_id,
+            e.suspended_at is not None,
+        )
         for e in entrants
         if e.position is not None
     ]
@@ -144,9 +159,10 @@ def own_place(ladder: ChallengeLadder, *, player_id: int, reach: int, players: i
         return None
     order = [rung.entrant_id for rung in ladder.rungs]
     within = within_reach(order, mine.entrant_id, reach=reach, players=players)
-    free = {rung.entrant_id for rung in ladder.rungs if rung.challenge is None}
+    # A suspended bot is offered to nobody, and challenges nobody (services/challenges.py refuses both).
+    free = {rung.entrant_id for rung in ladder.rungs if rung.challenge is None and not rung.suspended}
     challengeable: frozenset[int] = frozenset()
-    if mine.challenge is None:
+    if mine.challenge is None and not mine.suspended:
         if players > 2:
             challengeable = frozenset(within) if within and free.issuperset(within) else frozenset()
         else:

@@ -8,7 +8,7 @@ troubles, through league/notifications' bot kinds).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -224,7 +224,24 @@ def bot_crashing(version: BotVersion, causes: Sequence[str]) -> None:
         kind=Kind.BOT_CRASHING,
         title=f"{bot.name} (version {version.number}) failed its last {len(causes)} matches",
         body=f"It {said}. Each match on the bot's page says how it failed, with what the bot printed: fix it and "
-        "add a new version.",
+        "add a new version. A version that forfeits most of its recent games is suspended.",
+        link=reverse("site:bot", args=[bot.pk]) + "#matches",
+    )
+
+
+def bot_suspended(version: BotVersion, causes: Mapping[str, int], games: int) -> None:
+    """The owner of a bot version just suspended (services/bot_suspension.py); ``causes`` counts its forfeits
+    among its last ``games`` games by cause, most first."""
+    bot = version.bot
+    forfeits = sum(causes.values())
+    said = listed([f"{failed_by(cause)} in {count} game{'' if count == 1 else 's'}" for cause, count in causes.items()])
+    notify(
+        players=[bot.owner_id],
+        kind=Kind.BOT_SUSPENDED,
+        title=f"{bot.name} (version {version.number}) is suspended: it forfeited {forfeits} of its last {games} games",
+        body=f"It {said}. It is not paired in rating ladders, cannot be challenged, and enters no competition "
+        "that has not started, until you reinstate it on the bot's page; competitions it is already playing go "
+        "on. Each match there says how it failed, with what the bot printed.",
         link=reverse("site:bot", args=[bot.pk]) + "#matches",
     )
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django import forms
 from django.contrib import admin
 from django.db.models import Model, QuerySet
@@ -64,10 +66,26 @@ class BotVersionInline(admin.TabularInline[BotVersion, Bot]):
         return False
 
 
+class SuspendedFilter(admin.SimpleListFilter):
+    """Versions suspended for forfeiting most of their recent games (docs/bot-protocol.md, "When a bot breaks");
+    only their owner reinstates them, on the bot's page or through the API."""
+
+    title = "suspended"
+    parameter_name = "suspended"
+
+    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin[Any]) -> list[tuple[str, str]]:
+        return [("yes", "Suspended"), ("no", "Not suspended")]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[BotVersion]) -> QuerySet[BotVersion]:
+        if self.value() in ("yes", "no"):
+            return queryset.filter(suspended_at__isnull=self.value() == "no")
+        return queryset
+
+
 @admin.register(BotVersion)
 class BotVersionAdmin(OrganiserAdmin[BotVersion]):
-    list_display = ["__str__", "game", "owner", "kind", "strategy", "status", "created_at"]
-    list_filter = ["kind", "status", "bot__game"]
+    list_display = ["__str__", "game", "owner", "kind", "strategy", "status", "suspended", "created_at"]
+    list_filter = ["kind", "status", SuspendedFilter, "bot__game"]
     search_fields = ["bot__name", "strategy", "bot__owner__display_name"]
     list_select_related = ["bot__owner"]
     date_hierarchy = "created_at"
@@ -84,6 +102,9 @@ class BotVersionAdmin(OrganiserAdmin[BotVersion]):
         "sha256",
         "status",
         "status_detail",
+        "suspended_at",
+        "suspension_causes",
+        "reinstated_at",
         "queued_at",
         "created_at",
     ]
@@ -91,6 +112,10 @@ class BotVersionAdmin(OrganiserAdmin[BotVersion]):
     def get_queryset(self, request: HttpRequest) -> QuerySet[BotVersion]:
         # An organiser sees the versions (and an upload's checksum) of their clubs' members' bots only.
         return members_only(request, super().get_queryset(request), "bot__owner").defer("source", "log")
+
+    @admin.display(description="Suspended", boolean=True, ordering="suspended_at")
+    def suspended(self, version: BotVersion) -> bool:
+        return version.suspended_at is not None
 
     @admin.display(description="Game", ordering="bot__game")
     def game(self, version: BotVersion) -> str:

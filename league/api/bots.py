@@ -40,6 +40,7 @@ from league.services import (
     bot_version_create_builtin,
     bot_version_create_http,
     bot_version_create_upload,
+    bot_version_reinstate,
 )
 
 #: Room for the multipart form's other fields and boundaries around the largest upload.
@@ -156,3 +157,17 @@ class BotVersionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
             raise PermissionDenied("only the bot's owner may read its logs")
         version = get_object_or_404(BotVersion.objects.filter(bot=self.bot), number=kwargs["number"])
         return Response(BotVersionLogSerializer(version).data)
+
+    @extend_schema(request=None, responses=BotVersionSerializer)
+    @errors(add=[409], drop=[400])
+    # Not a new version: the rate of new versions (BotVersionThrottle) does not count it.
+    @action(detail=True, methods=["post"], throttle_classes=[AnonymousReadThrottle, UserWriteThrottle])
+    def reinstate(self, request: Request, **kwargs: Any) -> Response:
+        """Let a version suspended for forfeiting most of its recent games play again (docs/bot-protocol.md,
+        "When a bot breaks"): the bot's owner only; 409 if it is not suspended."""
+        if not is_bot_owner(request, self.bot):
+            raise PermissionDenied("only the bot's owner may reinstate its versions")
+        version = get_object_or_404(BotVersion.objects.filter(bot=self.bot), number=kwargs["number"])
+        reinstated = bot_version_reinstate(version=version)
+        context = {"owner_user_id": request.user.pk}
+        return Response(BotVersionSerializer(reinstated, context=context).data)

@@ -109,6 +109,9 @@ class BotVersionSerializer(serializers.ModelSerializer[BotVersion]):
             "status",
             "status_detail",
             "created_at",
+            "suspended_at",
+            "suspension_causes",
+            "reinstated_at",
         ]
         read_only_fields = fields
 

@@ -21,6 +21,7 @@ class Kind(models.TextChoices):
     DISPUTE = "dispute", "A written-down game is disputed (organisers and referees)"
     BOT_REFUSED = "bot_refused", "A new version of your bot failed its test game"
     BOT_CRASHING = "bot_crashing", "Your bot keeps crashing in its matches"
+    BOT_SUSPENDED = "bot_suspended", "Your bot is suspended for failing most of its recent games"
 
 
 @dataclass(frozen=True)
@@ -46,4 +47,5 @@ DEFAULTS: dict[str, Defaults] = {
     Kind.DISPUTE: Defaults(),
     Kind.BOT_REFUSED: Defaults(),
     Kind.BOT_CRASHING: Defaults(),
+    Kind.BOT_SUSPENDED: Defaults(),
 }

@@ -32,6 +32,7 @@ MAIN_PATHS = {
     "/api/bots/{bot_pk}/versions/": {"get", "post"},
     "/api/bots/{bot_pk}/versions/{number}/": {"get"},
     "/api/bots/{bot_pk}/versions/{number}/log/": {"get"},
+    "/api/bots/{bot_pk}/versions/{number}/reinstate/": {"post"},
     "/api/clubs/": {"get", "post"},
     "/api/clubs/{id}/": {"get", "patch"},
     "/api/clubs/{club_pk}/members/": {"get", "post"},
@@ -168,6 +169,7 @@ READS_THAT_REFUSE = {
 }
 #: Where the view raises tournaments.errors.Conflict.
 CONFLICTS = {
+    ("post", "/api/bots/{bot_pk}/versions/{number}/reinstate/"),
     ("post", "/api/matches/{id}/moves/"),
     ("post", "/api/matches/{match_pk}/transcripts/"),
     ("post", "/api/matches/{match_pk}/transcripts/{number}/confirm/"),
@@ -193,6 +195,7 @@ CONFLICTS = {
 }
 #: Writes without a body that nothing refuses as bad input.
 WRITES_NEVER_400 = {
+    ("post", "/api/bots/{bot_pk}/versions/{number}/reinstate/"),
     ("post", "/api/bots/{id}/retire/"),
     ("post", "/api/matches/{match_pk}/transcripts/{number}/confirm/"),
     ("post", "/api/clubs/{id}/leave/"),

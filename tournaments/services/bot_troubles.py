@@ -19,6 +19,10 @@ def bot_failure_counted(*, version_id: int) -> None:
     The version's row is locked first, so two matches recorded at once count in turn: the second sees the
     first's run, and only one of them finds the run of failures exactly long enough."""
     version = BotVersion.objects.select_for_update(of=("self",)).select_related("bot").get(pk=version_id)
+    if version.suspended_at is not None:
+        # Its owner was told more than this says (services/bot_suspension.py); a suspended version still playing a
+        # competition that had started goes on failing there, and its owner hears of it again once reinstated.
+        return
     latest = list(
         BotRun.objects.filter(participant__entrant__bot_version_id=version_id)
         .order_by("-id")

@@ -20,7 +20,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from league.errors import Conflict
-from league.models import Player
+from league.models import BotVersion, Player
 from tournaments import notices
 from tournaments.formats.challenge_ladder import challenge_ladder_required
 from tournaments.formats.values import whole_setting
@@ -57,6 +57,7 @@ def challenge_issue(
         )
         if busy is not None:
             raise Conflict(f"{busy.entrant.name} is already in challenge {busy.challenge.number}")
+        _refuse_suspended([challenger, *defenders])
         now = timezone.now()
         number = (locked.challenges.aggregate(last=Max("number"))["last"] or 0) + 1
         challenge = Challenge.objects.create(
@@ -96,6 +97,20 @@ def challenge_issue(
         if all(side.accepted_at is not None for side in sides):
             _start_match(locked, challenge, sides)
     return challenge
+
+
+def _refuse_suspended(entrants: list[Entrant]) -> None:
+    """A bot version suspended for forfeiting most of its recent games (services/bot_suspension.py) neither
+    challenges nor is challenged until its owner reinstates it: a read only when a bot is among them."""
+    versions = [entrant.bot_version_id for entrant in entrants if entrant.bot_version_id is not None]
+    if not versions:
+        return
+    suspended = set(BotVersion.objects.filter(pk__in=versions, suspended_at__isnull=False).values_list("pk", flat=True))
+    for entrant in entrants:
+        if entrant.bot_version_id in suspended:
+            raise Conflict(
+                f"{entrant.name} is suspended for forfeiting most of its recent games, until its owner reinstates it"
+            )
 
 
 def challenge_reach(competition: Competition) -> int:

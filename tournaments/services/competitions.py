@@ -163,6 +163,15 @@ def _check_bot_version(competition: Competition, version: BotVersion) -> None:
         raise ValidationError({"bot_version": f"only ready versions can enter; this one is {version.status}"})
     if version.bot.retired_at is not None:
         raise ValidationError({"bot_version": "this bot is retired"})
+    if version.suspended_at is not None:
+        raise ValidationError({"bot_version": suspended_words(version)})
+
+
+def suspended_words(version: BotVersion) -> str:
+    return (
+        f"{version.bot.name} v{version.number} is suspended for forfeiting most of its recent games: its owner "
+        "may reinstate it on the bot's page"
+    )
 
 
 def competition_start(*, competition: Competition, order: Sequence[int] | None = None) -> Competition:
@@ -182,6 +191,15 @@ def competition_start(*, competition: Competition, order: Sequence[int] | None =
         format = format_of(locked)
         if order is not None and not format.start_order:
             raise ValidationError({"order": f"the {format.label} format does not start from an order of its entrants"})
+        suspended = list(
+            BotVersion.objects.filter(entrant__competition=locked, suspended_at__isnull=False)
+            .select_related("bot")
+            .order_by("id")
+        )
+        if suspended:
+            # Refused rather than started without it: its owner may reinstate it, or the organiser take its entry
+            # out, and the draw (seeds, a round robin's schedule) is then made for whoever really plays.
+            raise ValidationError({"competition": f"{suspended_words(suspended[0])}, or its entry be removed"})
         entrants = list(locked.entrants.order_by("id").values_list("id", flat=True))
         Standing.objects.bulk_create(Standing(competition=locked, entrant_id=e) for e in entrants)
         format.start(locked, entrants, order)

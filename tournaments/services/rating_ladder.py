@@ -28,7 +28,7 @@ from engine.rng import derive_seed
 from tournaments import notices
 from tournaments.formats.rating_ladder import running_rating_ladders
 from tournaments.formats.values import whole_setting
-from tournaments.models import Competition, Entrant, MatchParticipant, Round, Standing
+from tournaments.models import Competition, Entrant, Match, MatchParticipant, Round, Standing
 from tournaments.rating_pairing import LadderEntrant, pair_round
 from tournaments.services.round_rows import round_over, rounds_create
 from tournaments.services.scheduling import matches_release
@@ -83,11 +83,45 @@ def _retired_leave(competition: Competition) -> None:
     ).update(left_at=timezone.now())
 
 
+def suspended_pairings_withdrawn(*, version_id: int) -> int:
+    """A suspended version's matches not yet begun in running rating ladders are cancelled: they are not
+    played, rate no one, and its opponents are paired afresh at the next tick; its entrant stays, unpaired
+    (``_pair``), until its owner reinstates it. The number cancelled.
+
+    Called once the suspension has committed, each ladder under its own lock, the one its tick pairs under:
+    a tick that was pairing the version as it was suspended (from a read made before the suspension
+    committed) has committed its round before this cancels, and a later tick finds the version suspended.
+    Never under a recording's lock (the recording that suspended it holds its own competition's): one
+    ladder's lock is never held while another's is waited for.
+    """
+    ladders = (
+        running_rating_ladders()
+        .filter(entrants__bot_version_id=version_id, entrants__left_at__isnull=True)
+        .order_by("id")
+        .values_list("id", flat=True)
+    )
+    cancelled = 0
+    for ladder_id in ladders:
+        with transaction.atomic():
+            if not running_rating_ladders().select_for_update(no_key=True).filter(pk=ladder_id).exists():
+                continue
+            # Conditional on pending: a worker's claim (pending → running) and this never both take a match.
+            cancelled += Match.objects.filter(
+                competition_id=ladder_id,
+                status=Match.Status.PENDING,
+                participants__entrant__bot_version_id=version_id,
+            ).update(status=Match.Status.CANCELLED, finished_at=timezone.now())
+    return cancelled
+
+
 def _pair(competition: Competition, number: int) -> list[tuple[int, ...]]:
+    # A suspended version's entrant is not paired (services/bot_suspension.py); it stays on the ladder.
     active = list(
-        Standing.objects.filter(competition=competition, entrant__left_at__isnull=True).values_list(
-            "entrant_id", "ordinal", "played"
-        )
+        Standing.objects.filter(
+            competition=competition,
+            entrant__left_at__isnull=True,
+            entrant__bot_version__suspended_at__isnull=True,
+        ).values_list("entrant_id", "ordinal", "played")
     )
     last_rounds = _last_rounds(competition, number - 1, [entrant for entrant, _, _ in active])
     entrants = [

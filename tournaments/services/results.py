@@ -29,6 +29,7 @@ from tournaments.models import (
     Standing,
     units_per_point,
 )
+from tournaments.services.bot_suspension import OWN_FAULT, versions_forfeited
 from tournaments.services.game_rows import GameEncoder, MatchGames, insert_games
 from tournaments.services.scheduling import next_round_release_if_done
 from tournaments.services.statements import SqlCursor, one_of, pipelined, sql_cursor, update_rows
@@ -67,6 +68,8 @@ class _Seat(NamedTuple):
     player_id: int | None
     #: The round of the seat's match.
     round_id: int
+    #: The bot version playing the seat; None for a person.
+    bot_version_id: int | None
 
 
 def match_record_result(*, match: Match, result: MatchResult) -> Match:
@@ -176,8 +179,28 @@ def _record(recordings: Sequence[tuple[Match, MatchResult]]) -> dict[int, dateti
                 # Only where the database has no row locks (SQLite): another recording got there in between.
                 raise _NotRecordable
         _after_recording(competition, locked, kept, seats, results, complete)
+        # Counted with the games that make the count, in their transaction (services/bot_suspension.py). A
+        # match with no forfeit by a bot's own fault (nearly all of them) costs no query here.
+        forfeiters = _own_fault_forfeiters(kept, seats, results)
+        if forfeiters:
+            versions_forfeited(version_ids=forfeiters)
         transaction.on_commit(lambda: publish_results_version(competition.id, version))
     return dict.fromkeys(kept, finished_at)
+
+
+def _own_fault_forfeiters(kept: list[int], seats: dict[int, list[_Seat]], results: dict[int, MatchResult]) -> set[int]:
+    """The bot versions that forfeited one of these matches' games by their own fault."""
+    versions = set()
+    for match_id in kept:
+        for played in results[match_id].games:
+            forfeit = played.record.forfeit
+            if forfeit is None or forfeit.cause not in OWN_FAULT or forfeit.seat >= len(played.seating):
+                continue
+            who = played.seating[forfeit.seat]
+            version = None if who is None else seats[match_id][who].bot_version_id
+            if version is not None:
+                versions.add(version)
+    return versions
 
 
 def _lock_recordable(cursor: SqlCursor, match_ids: list[int]) -> list[int]:
@@ -257,7 +280,8 @@ def _competition_and_seats(cursor: SqlCursor, match_ids: list[int]) -> tuple[_Co
     # The participants' condition spelled out too: a prepared statement's generic plan otherwise joins them
     # by scanning the whole table.
     cursor.execute(
-        f"SELECT c.id, c.game, c.format, c.players_per_match, m.id, m.round_id, p.id, p.entrant_id, e.player_id "
+        f"SELECT c.id, c.game, c.format, c.players_per_match, m.id, m.round_id, p.id, p.entrant_id, e.player_id, "
+        f"e.bot_version_id "
         f"FROM {Match._meta.db_table} m "
         f"JOIN {Competition._meta.db_table} c ON c.id = m.competition_id "
         f"LEFT JOIN {MatchParticipant._meta.db_table} p ON p.match_id = m.id AND {seated} "
@@ -273,9 +297,9 @@ def _competition_and_seats(cursor: SqlCursor, match_ids: list[int]) -> tuple[_Co
         # Batches are made per competition (services/scheduling.py): anything else is a caller's bug.
         raise ValueError(f"matches {match_ids} are not all of one competition")
     seats: dict[int, list[_Seat]] = {match_id: [] for match_id in match_ids}
-    for *_, match_id, round_id, participant, entrant, player in rows:
+    for *_, match_id, round_id, participant, entrant, player, version in rows:
         if participant is not None:
-            seats[match_id].append(_Seat(participant, entrant, player, round_id))
+            seats[match_id].append(_Seat(participant, entrant, player, round_id, version))
     return _Competition(*rows[0][:4]), seats
 
 

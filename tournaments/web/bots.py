@@ -20,7 +20,7 @@ from django.shortcuts import redirect, render
 from django.urls import URLPattern, path
 from django.utils import timezone
 from django.utils.timesince import timesince
-from django.views.decorators.http import require_GET, require_http_methods
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from rest_framework.request import Request
 
 from config.throttles import BotVersionThrottle
@@ -34,6 +34,7 @@ from league.services import (
     bot_version_create_builtin,
     bot_version_create_http,
     bot_version_create_upload,
+    bot_version_reinstate,
     player_for_user,
 )
 from tournaments.bot_selectors import (
@@ -44,7 +45,7 @@ from tournaments.bot_selectors import (
     owner_bots,
 )
 from tournaments.models import Match, MatchParticipant
-from tournaments.result_words import failed_by, outcome
+from tournaments.result_words import failed_by, listed, outcome
 from tournaments.web.bot_forms import (
     UPLOAD_LIMIT_WORDS,
     BotDetailsForm,
@@ -97,6 +98,16 @@ class VersionLine:
     @property
     def checking(self) -> bool:
         return self.version.status == BotVersion.Status.PENDING
+
+    @property
+    def suspension(self) -> str:
+        """Why the version is suspended, in words ("it crashed in 7 and ran out of time in 1 of its recent games");
+        "" if it is not."""
+        if self.version.suspended_at is None:
+            return ""
+        causes = self.version.suspension_causes or {}
+        said = listed([f"{failed_by(cause)} in {count}" for cause, count in causes.items()])
+        return f"it {said} of its recent games"
 
     @property
     def waiting(self) -> str:
@@ -251,6 +262,22 @@ def bot_retire_page(request: HttpRequest, bot_id: int) -> HttpResponse:
     return render(request, "site/bots/retire.html", {"bot": bot})
 
 
+@login_required
+@require_POST
+def bot_version_reinstate_page(request: HttpRequest, bot_id: int, number: int) -> HttpResponse:
+    """The Reinstate button of a suspended version: the service the API calls, its refusal a message."""
+    bot = own_bot(request, bot_id)
+    version = bot_version_with_log(bot=bot, number=number)
+    if version is None:
+        raise Http404("no such version")
+    call_for_message(
+        request,
+        lambda: bot_version_reinstate(version=version),
+        done=f"Version {number} is reinstated: it plays in ladders and may enter competitions again.",
+    )
+    return redirect("site:bot", bot.pk)
+
+
 def version_rate_wait(request: HttpRequest) -> int | None:
     """Counts one new version under the API's per-user rate for them: None if allowed, else the seconds to wait."""
     throttle = BotVersionThrottle()
@@ -350,5 +377,8 @@ urlpatterns: list[URLPattern] = [
     path("bots/<int:bot_id>/versions/new/", bot_version_new, name="bot-version-new"),
     path("bots/<int:bot_id>/versions/", bot_versions_part, name="bot-versions"),
     path("bots/<int:bot_id>/versions/<int:number>/", bot_version_page, name="bot-version"),
+    path(
+        "bots/<int:bot_id>/versions/<int:number>/reinstate/", bot_version_reinstate_page, name="bot-version-reinstate"
+    ),
     path("bots/<int:bot_id>/retire/", bot_retire_page, name="bot-retire"),
 ]
