@@ -19,7 +19,7 @@ part           slots                        value
 ``number``     1                            a top-level number (True 1, False 0), as it is
 ``seats``      one per seat                 a list of numbers (None 0), as they are, when every list the
                                             key held was one per seat
-``length``     1                            the length of a list (a list of any length)
+``length``     1                            the length of a list (when not every list was one per seat)
 ``cards``      one per distinct card        copies of the card anywhere inside the value ÷ its copies
 =============  ===========================  ============================================================
 
@@ -119,6 +119,14 @@ class ObservationEncoder:
             for part in self.parts
         ]
 
+    def table(self) -> str:
+        """The layout as a Markdown table (docs/training.md holds one per game)."""
+        lines = ["| slots | key | part | holds |", "|---|---|---|---|"]
+        for part in self.parts:
+            span = str(part.offset) if part.size == 1 else f"{part.offset}–{part.offset + part.size - 1}"
+            lines.append(f"| {span} | `{part.key}` | {part.part} | {_holds(part, len(self.cards))} |")
+        return "\n".join(lines)
+
     def _filler(self, part: Part, offset: int) -> _Fill:
         """Writes ``part`` into its key's block, where it starts at ``offset``."""
         if part.part == "missing":
@@ -134,6 +142,16 @@ class ObservationEncoder:
             return partial(_fill_length, offset)
         slots = [(offset + position, 1.0 / self._copies[card]) for position, card in enumerate(self.cards)]
         return partial(_fill_cards, self._card_index, slots)
+
+
+def _holds(part: Part, cards: int) -> str:
+    if part.part == "cards":
+        return f"{cards} cards, {part.labels[0]} {part.labels[1]} … {part.labels[-1]}"
+    if part.part == "category":
+        return ", ".join(f"`{label}`" if label != "other" else "other" for label in part.labels)
+    if part.part == "seats":
+        return f"seat 0 … seat {len(part.labels) - 1}"
+    return {"missing": "1 if None", "number": "the number", "length": "the list's length"}[part.part]
 
 
 _Fill = Callable[[list[float], Any], None]
@@ -307,9 +325,11 @@ def _layout(seen: Mapping[str, _Seen], players: int, cards: tuple[str, ...]) -> 
             blocks.append(("category", (*sorted(kinds.texts), "other")))
         if kinds.number:
             blocks.append(("number", ("value",)))
-        if kinds.seats and kinds.length:
+        per_seat = kinds.seats and kinds.length
+        if per_seat:
             blocks.append(("seats", tuple(f"seat {seat}" for seat in range(players))))
-        if kinds.length:
+        elif kinds.length:
+            # A list as long as the table every time says nothing by its length.
             blocks.append(("length", ("length",)))
         if kinds.cards:
             blocks.append(("cards", cards))

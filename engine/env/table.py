@@ -98,13 +98,11 @@ class Table:
         self._views: dict[int, dict[str, Any]] = {}
 
     def legal_actions(self, seat: int) -> list[str]:
+        if self._waiting:
+            return [WAIT] if seat in self._waiting else []
         legal = self._legal.get(seat)
         if legal is None:
-            if self._waiting:
-                legal = [WAIT] if seat in self._waiting else []
-            else:
-                legal = self.live.legal_actions(seat)
-            self._legal[seat] = legal
+            legal = self._legal[seat] = self.live.legal_actions(seat)
         return list(legal)
 
     def observation(self, seat: int) -> dict[str, Any]:
