@@ -234,7 +234,7 @@ def bots_module(name: str) -> str | None:
 def get_game(name: str) -> Game:
     """The game module for ``name`` (one of :func:`game_names`)."""
     # The hot path: the referee asks for its game's module by its exact name several times a move.
-    if name in _registered:
+    if type(name) is str and name in _registered:
         loaded = _loaded.get(name)
         if loaded is not None:
             return cast(Game, loaded)

@@ -3,16 +3,19 @@ lists in play is in it, it lists each action once, and it is the same list every
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
+from types import ModuleType
 from typing import Any
 
 import pytest
 
 from engine.bots import RandomBot
 from engine.bots.context import BotContext
-from engine.games import Game, get_game, register_game, unregister_game
+from engine.games import Game, GameRegistrationError, get_game, register_game, unregister_game
 from engine.rng import bot_rng
 from engine.runner import play_game
+from tests.engine import high_card as high_card_rules
 
 #: (game, seats, options, games): rulesets whose random games together list every action of the space.
 RULESETS = [
@@ -95,3 +98,12 @@ def test_the_documented_orders() -> None:
     punk = get_game("punk")
     assert punk.all_actions(punk.parse_options(None, 4), 4)[:8] == ["AC", "2C", "3C", "4C", "5C", "6C", "7C", "AD"]
     assert len(punk.all_actions(punk.parse_options(None, 10), 10)) == 130
+
+
+def test_a_game_without_all_actions_is_refused_at_registration(monkeypatch: pytest.MonkeyPatch) -> None:
+    spaceless = ModuleType("tests.engine.spaceless_high_card")
+    spaceless.__dict__.update({k: v for k, v in vars(high_card_rules).items() if k[:2] != "__" and k != "all_actions"})
+    spaceless.NAME = "spaceless"
+    monkeypatch.setitem(sys.modules, spaceless.__name__, spaceless)
+    with pytest.raises(GameRegistrationError, match=r"tests\.engine\.spaceless_high_card lacks all_actions"):
+        register_game("spaceless", spaceless.__name__)
