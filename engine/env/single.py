@@ -57,6 +57,8 @@ class CardGameEnv(gymnasium.Env[dict[str, Any], np.int64]):
         self.observation_space: spaces.Dict = observation_space(self.table)
         self.action_space: spaces.Discrete = action_space(self.table)
         self._games = 0
+        #: The end of the current game has been returned by step(): the next step needs a reset.
+        self._ended = False
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -69,16 +71,19 @@ class CardGameEnv(gymnasium.Env[dict[str, Any], np.int64]):
         self.opponents.seat_for_game(game_seed, self._games)
         self._games += 1
         self._play_opponents()
+        self._ended = False
         return self.table.encoded(self.seat), self._info()
 
     def step(self, action: int | np.integer[Any]) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
         table = self.table
-        if table.is_over():
+        if self._ended:
             raise TableError("the game is over: call reset() for a new one")
-        if self.seat in table.awaiting():
+        # A game already over here was ended by the opponents before the learner's first decision (one that
+        # could not start forfeits at once): this step only reports the end, whatever the action.
+        if not table.is_over() and self.seat in table.awaiting():
             table.play(self.seat, action)
         self._play_opponents()
-        over = table.is_over()
+        over = self._ended = table.is_over()
         reward = table.rewards()[self.seat] if over else 0.0
         return table.encoded(self.seat), reward, over, False, self._info()
 

@@ -318,3 +318,19 @@ def test_an_opponent_that_fails_forfeits_and_the_learner_wins() -> None:
     record = env.record()
     assert record.forfeit is not None and (record.forfeit.seat, record.forfeit.cause) == (1, "crash")
     assert reward == 1.0 and verify(record).ok
+
+
+def test_an_opponent_that_fails_before_the_learners_first_move_ends_the_game_at_the_first_step() -> None:
+    from engine.agents import AgentFailure
+
+    class CannotStart:
+        def act(self, observation: dict[str, Any], legal_actions: list[str]) -> str:
+            raise AgentFailure("init_failure", "no such file")
+
+    env = gym_env("banter", [CannotStart()], first_lead="1")
+    _, info = env.reset(seed=4)
+    assert info["result"]["forfeit"] == {"seat": 1, "cause": "init_failure", "move": 0, "detail": "no such file"}
+    _, reward, done, _, _ = env.step(0)
+    assert (reward, done) == (1.0, True) and verify(env.record()).ok
+    with pytest.raises(TableError, match="the game is over: call reset"):
+        env.step(0)
