@@ -19,6 +19,7 @@ from engine.env.aec import CardGameAEC
 from engine.env.encoding import ObservationEncoder, encoder_for
 from engine.env.opponents import OpponentSpec
 from engine.env.parallel import CardGameParallel
+from engine.env.seeds import SeedError
 from engine.env.single import CardGameEnv
 from engine.env.table import TableError
 
@@ -30,6 +31,7 @@ __all__ = [
     "CardGameEnv",
     "CardGameParallel",
     "ObservationEncoder",
+    "SeedError",
     "TableError",
     "aec_env",
     "encoder_for",

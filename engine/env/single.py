@@ -17,6 +17,7 @@ from gymnasium import spaces
 
 from engine.agents import AgentFailure
 from engine.env.opponents import Opponents, OpponentSpec
+from engine.env.seeds import whole_seed
 from engine.env.spaces import action_space, observation_space
 from engine.env.table import Table, TableError
 from engine.errors import PlayerCountError
@@ -65,8 +66,9 @@ class CardGameEnv(gymnasium.Env[dict[str, Any], np.int64]):
     ) -> tuple[dict[str, Any], dict[str, Any]]:
         """Deal a new game: ``seed`` is the engine's seed; without one, the next of the environment's
         generator. ``options={"deal": {...}}`` starts from an explicit deal."""
-        super().reset(seed=seed)
-        game_seed = seed if seed is not None else int(self.np_random.integers(0, 2**63 - 1))
+        given = None if seed is None else whole_seed(seed)
+        super().reset(seed=given)
+        game_seed = given if given is not None else int(self.np_random.integers(0, 2**63 - 1))
         self.table.deal(game_seed, (options or {}).get("deal"))
         self.opponents.seat_for_game(game_seed, self._games)
         self._games += 1

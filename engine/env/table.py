@@ -16,6 +16,7 @@ import numpy.typing as npt
 
 from engine.env.actions import WAIT, ActionSpace
 from engine.env.encoding import ObservationEncoder, encoder_for
+from engine.env.seeds import whole_seed
 from engine.errors import EngineError, shown
 from engine.games import get_game
 from engine.record import Record
@@ -59,17 +60,17 @@ class Table:
 
     def deal(self, seed: int, deal: object = None) -> None:
         """A new game from the engine's seeded deal (or an explicit one, which the game checks)."""
-        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-            raise TableError(f"a seed is a whole number from 0 up, not {seed!r}")
-        live = LiveGame.start(self.game.NAME, players=self.players, options=self.options, seed=seed, deal=deal)
+        number = whole_seed(seed)
+        live = LiveGame.start(self.game.NAME, players=self.players, options=self.options, seed=number, deal=deal)
         self._live = live
-        self._moved()
+        self._waiting.clear()
         if self.actions.placeholder:
             # No seat ever decides (War): LiveGame has already played the deal out. Each seat WAITs once,
             # seeing the start of the game, and only then learns the result.
-            start = self.game.new_state(self.options, self.players, seed, live.deal)
+            start = self.game.new_state(self.options, self.players, number, live.deal)
             self._start_views = {seat: self.game.observation(start, seat) for seat in self.people}
             self._waiting = set(self.people)
+        self._moved()
 
     @property
     def live(self) -> LiveGame:
@@ -118,7 +119,7 @@ class Table:
         """PettingZoo's masked observation: the vector and a 0/1 mask over the action space."""
         return {
             "observation": self.encoder.encode(self.observation(seat)),
-            "action_mask": self.actions.mask(self._legal.get(seat) or self.legal_actions(seat)),
+            "action_mask": self.actions.mask(self.legal_actions(seat)),
         }
 
     def play(self, seat: int, index: object) -> None:

@@ -13,7 +13,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test, parallel_api_test
 
-from engine.env import WAIT, ActionSpaceError, TableError, aec_env, encoder_for, gym_env, parallel_env
+from engine.env import WAIT, ActionSpaceError, SeedError, TableError, aec_env, encoder_for, gym_env, parallel_env
 from engine.errors import PlayerCountError
 from engine.games import get_game, register_game, unregister_game
 from engine.games.war import observation as war_observation
@@ -334,3 +334,12 @@ def test_an_opponent_that_fails_before_the_learners_first_move_ends_the_game_at_
     assert (reward, done) == (1.0, True) and verify(env.record()).ok
     with pytest.raises(TableError, match="the game is over: call reset"):
         env.step(0)
+
+
+def test_a_seed_may_be_a_numpy_whole_number_but_not_a_negative_or_a_bool() -> None:
+    for env in (aec_env("punk", 3), parallel_env("punk", 3), gym_env("punk", ["random"], dummy=True)):
+        env.reset(seed=np.int64(12))
+        assert env.record().seed == 12
+        for wrong in (-1, True, 2.5, 2**63):
+            with pytest.raises(SeedError, match="a seed is a whole number from 0 up"):
+                env.reset(seed=wrong)
