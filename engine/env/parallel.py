@@ -59,7 +59,8 @@ class CardGameParallel(ParallelEnv):  # type: ignore[misc]
                 break  # a forfeit ends the game before the other seats' choices count
         observations, infos = self._observations(), self._infos()
         over = table.is_over()
-        rewards = {agent: table.rewards()[self._seat_of[agent]] for agent in self.agents}
+        by_seat = table.rewards()
+        rewards = {agent: by_seat[self._seat_of[agent]] for agent in self.agents}
         terminations = dict.fromkeys(self.agents, over)
         truncations = dict.fromkeys(self.agents, False)
         if over:

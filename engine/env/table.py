@@ -103,7 +103,10 @@ class Table:
             return [WAIT] if seat in self._waiting else []
         legal = self._legal.get(seat)
         if legal is None:
-            legal = self._legal[seat] = self.live.legal_actions(seat)
+            # LiveGame.legal_actions, with the seats still to act taken from this move's cache.
+            live = self.live
+            legal = live.game.legal_actions(live.state, seat) if seat in self.awaiting() else []
+            self._legal[seat] = legal
         return list(legal)
 
     def observation(self, seat: int) -> dict[str, Any]:
