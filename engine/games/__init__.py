@@ -60,6 +60,14 @@ class Game(Protocol):
 
     def legal_actions(self, state: Any, seat: int) -> list[str]: ...
 
+    def all_actions(self, options: Mapping[str, Any], players: int) -> list[str]:
+        """Every action ``legal_actions`` could ever list under these options, in a fixed order, each once.
+
+        An action's index in this list is stable for the ruleset, so a learner can number its outputs by it
+        (engine/env, docs/training.md "Environments"). Empty for a game without decisions.
+        """
+        ...
+
     def observation(self, state: Any, seat: int | None) -> dict[str, Any]: ...
 
     def apply(self, state: Any, actions: Mapping[int, str]) -> None: ...
@@ -225,6 +233,11 @@ def bots_module(name: str) -> str | None:
 
 def get_game(name: str) -> Game:
     """The game module for ``name`` (one of :func:`game_names`)."""
+    # The hot path: the referee asks for its game's module by its exact name several times a move.
+    if type(name) is str and name in _registered:
+        loaded = _loaded.get(name)
+        if loaded is not None:
+            return cast(Game, loaded)
     key = str(name).strip().lower()
     registry = _registry()
     if key not in registry:

@@ -466,6 +466,12 @@ def legal_actions(state: BanterState, seat: int) -> list[str]:
     return [_BIN[card] for card in hand]
 
 
+def all_actions(options: Mapping[str, Any], players: int = 2) -> list[str]:
+    """``STOP``, then ``SPEND`` each Heart, ``BIN`` each card and ``PLAY`` each card, cards in the canonical
+    order (suits C D H S, each A 2 .. K): 1 + 13 + 52 + 52 = 118 actions."""
+    return [STOP, *_SPEND.values(), *_BIN.values(), *_PLAY.values()]
+
+
 def observation(state: BanterState, seat: int | None) -> dict[str, Any]:
     viewer = 2 if seat is None else seat
     base = state.views[viewer]

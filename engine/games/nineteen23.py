@@ -407,6 +407,11 @@ def legal_actions(state: Nineteen23State, seat: int) -> list[str]:
     return [DRAW, LOCK] if state.top < len(state.deck) else [LOCK]
 
 
+def all_actions(options: Mapping[str, Any], players: int = 2) -> list[str]:
+    """DRAW, then LOCK: a tick's only choices, whatever the ruleset."""
+    return [DRAW, LOCK]
+
+
 def apply(state: Nineteen23State, actions: Mapping[int, str]) -> None:
     """One tick: every unlocked seat's DRAW or LOCK, DRAWs served in priority order."""
     _check_tick(state, actions)

@@ -211,6 +211,13 @@ def legal_actions(state: PunkState, seat: int) -> list[str]:
     return list(state.hands[seat])
 
 
+def all_actions(options: Mapping[str, Any], players: int) -> list[str]:
+    """Every card of the table's deck, in the canonical deck's order (suit-major, ``A`` up): a seat plays
+    only cards of its own hand, and any card of the deck can be dealt to any seat."""
+    _check_players(players)
+    return list(_DECKS[players])
+
+
 def observation(state: PunkState, seat: int | None) -> dict[str, Any]:
     # RULES.md "What a seat sees": its own hand, every revealed trick, the cache and the scores.
     view = state.view

@@ -150,6 +150,11 @@ def legal_actions(state: WarState, seat: int) -> list[str]:
     return []
 
 
+def all_actions(options: Mapping[str, Any], players: int = 2) -> list[str]:
+    """War lists no action ever: the game is a pure function of the deal."""
+    return []
+
+
 def observation(state: WarState, seat: int | None) -> dict[str, Any]:
     return {
         "cards": [len(state.hands[p]) + len(state.used[p]) for p in (0, 1)],

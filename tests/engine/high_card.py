@@ -113,6 +113,11 @@ def legal_actions(state: HighCardState, seat: int) -> list[str]:
     return [f"PLAY {card}" for card in state.hands[seat]]
 
 
+def all_actions(options: Mapping[str, Any], players: int) -> list[str]:
+    """``PLAY`` and each card of the deck, in the standard deck's order."""
+    return [f"PLAY {card}" for card in standard_deck()]
+
+
 def observation(state: HighCardState, seat: int | None) -> dict[str, Any]:
     """A seat's own hand and everything public; a spectator (None) sees no hand at all."""
     # Fresh lists: an in-process bot that changes its observation must not change the state.
