@@ -16,12 +16,12 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from config.api_input import JSONInput
+from engine.intervals import wilson_interval
 from engine.match import deal_number
 from league.models import BotVersion, Player
 from tournaments.api.numbers import decimal_string, fraction_string, match_points
 from tournaments.api.permissions import answerable_player_id
 from tournaments.formats.common import MAX_ENTRANTS
-from tournaments.intervals import wilson_interval
 from tournaments.models import BotRun, Competition, Entrant, Game, Match, MatchParticipant, MatchSet, Round
 from tournaments.selectors import StandingRow
 

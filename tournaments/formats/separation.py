@@ -1,5 +1,5 @@
 """Play to separation: two entrants play one match a round, seats swapped, until a sequential probability
-ratio test decides which is stronger (services/separation.py, tournaments/sprt.py)."""
+ratio test decides which is stronger (services/separation.py, engine/sprt.py)."""
 
 from __future__ import annotations
 
@@ -8,13 +8,13 @@ from collections.abc import Sequence
 from django.http import HttpRequest
 from django.template.loader import render_to_string
 
+from engine.sprt import MAX_ELO, SprtSettings
 from tournaments.formats.base import Draft, FormatBase
 from tournaments.formats.scheduled import first_rounds_create
 from tournaments.formats.spec import Number, Spec, WholeNumber
 from tournaments.models import Competition
 from tournaments.pairing import PairingError, Table
 from tournaments.services.separation import Separation, separation_next_round, separation_report
-from tournaments.sprt import MAX_ELO, SprtSettings
 
 KEY = "separation"
 
