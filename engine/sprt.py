@@ -194,3 +194,8 @@ def sprt(state: SprtState, settings: SprtSettings) -> SprtVerdict:
     else:
         decision = "continue"
     return SprtVerdict(llr=ratio, lower=lower, upper=upper, decision=decision, games=state.games)
+
+
+#: The settings a play to separation starts from (tournaments/formats/separation.py) and the offline gauntlet's
+#: defaults (engine/gauntlet.py): "no edge" (H0) against "50 Elo stronger" (H1), 5% each way, at most 2,000 games.
+DEFAULTS = SprtSettings(elo0=0.0, elo1=50.0)

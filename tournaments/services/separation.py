@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from django.core.exceptions import ValidationError
 from django.db.models import Count, Q
 
+from engine.match import round_order
 from engine.sprt import SprtSettings, SprtState, SprtVerdict, sprt
 from tournaments.formats.values import number_setting, whole_setting
 from tournaments.models import Competition, Entrant, Game, Match
@@ -86,5 +87,5 @@ def separation_next_round(competition: Competition, number: int) -> list[int]:
     if report is None or report.verdict.decision != "continue":
         return []
     # Seats swap every round (and rotate within each match), so neither plays every deal from one side.
-    first, second = report.first.pk, report.second.pk
-    return rounds_create(competition, number, [[(first, second) if number % 2 else (second, first)]])
+    entrants = (report.first.pk, report.second.pk)
+    return rounds_create(competition, number, [[tuple(entrants[who] for who in round_order(number))]])
