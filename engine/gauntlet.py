@@ -53,7 +53,7 @@ class Contender:
 
     @property
     def builtin(self) -> bool:
-        return not is_external(self.spec)
+        return self.code is None and not self.url
 
     @property
     def url(self) -> bool:
@@ -77,12 +77,14 @@ def contender(spec: str, game: str) -> Contender:
         raise GauntletError("an empty bot name")
     if spec.startswith(("http://", "https://")):
         return Contender(spec)
+    path = Path(spec)
     if not is_external(spec):
         names = bot_names(game)
-        if spec not in names:
+        if spec in names:
+            return Contender(spec)
+        if not path.is_file():
             raise GauntletError(f"unknown bot {spec!r} for {game}: choose one of {', '.join(names)}")
-        return Contender(spec)
-    path = Path(spec)
+        # A file named without a path or a known ending: upload's own check says what is wrong with it.
     try:
         content = path.read_bytes()
     except OSError as exc:
