@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import secrets
 import sys
 from collections.abc import Sequence
@@ -23,6 +24,7 @@ from engine.games import Game, game_names, get_game
 from engine.gauntlet import GauntletPlan, Pairing, check_plan, contender, play_pairing
 from engine.gauntlet_report import failures, heading, table
 from engine.harness import harness_agents, is_external
+from engine.ladder_opponents import MAX_LADDER_TOP, fetch_ladder
 from engine.options import parse_assignments
 from engine.progress import Progress
 from engine.record import Record
@@ -88,8 +90,17 @@ def build_parser() -> argparse.ArgumentParser:
     gauntlet.add_argument(
         "candidate", help="the bot to test: a bot file (./mybot.py, .zip), an http(s) URL or a bot name"
     )
-    gauntlet.add_argument("--game", required=True, help="war, 1923, banter or punk")
-    gauntlet.add_argument("--vs", required=True, help="comma-separated opponents: bot names, bot files or http(s) URLs")
+    gauntlet.add_argument("--game", help="war, 1923, banter or punk (with --vs-ladder: the competition's game)")
+    gauntlet.add_argument("--vs", default="", help="comma-separated opponents: bot names, bot files or http(s) URLs")
+    gauntlet.add_argument(
+        "--vs-ladder",
+        metavar="COMPETITION",
+        help="also the top bots of a competition on a server: its address, e.g. http://127.0.0.1:8000/competitions/12/",
+    )
+    gauntlet.add_argument("--top", type=_positive, default=5, help="with --vs-ladder: how many of its top bots")
+    gauntlet.add_argument(
+        "--token", default=os.environ.get("CARDCLUB_TOKEN"), help="with --vs-ladder: your API token (CARDCLUB_TOKEN)"
+    )
     gauntlet.add_argument(
         "--games", type=_positive, default=DEFAULTS.max_games, help="most games against each opponent (the test's cap)"
     )
@@ -314,15 +325,36 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def cmd_gauntlet(args: argparse.Namespace) -> int:
-    game = get_game(args.game)
+    opponents = [name.strip() for name in args.vs.split(",")] if args.vs else []
+    if not all(opponents):
+        raise UsageError(f"--vs {args.vs!r}: an empty opponent name")
+    if not opponents and not args.vs_ladder:
+        raise UsageError("name the opponents with --vs, --vs-ladder or both")
+    if args.vs_ladder and args.top > MAX_LADDER_TOP:
+        raise UsageError(f"--top {args.top}: at most {MAX_LADDER_TOP}")
+    ladder = fetch_ladder(args.vs_ladder, top=args.top, token=args.token) if args.vs_ladder else None
+    if args.game is not None:
+        game = get_game(args.game)
+    elif ladder is not None:
+        game = get_game(ladder.game)
+    else:
+        raise UsageError("--game is required (war, 1923, banter or punk)")
+    options: dict[str, object] = dict(parse_assignments(args.option))
+    if ladder is not None:
+        if ladder.game != game.NAME:
+            raise UsageError(f"--game {args.game}: the competition {args.vs_ladder} plays {ladder.game}")
+        for line in ladder.skipped:
+            print(f"left out: {line}", file=sys.stderr)
+        if not ladder.specs and not opponents:
+            raise UsageError(f"--vs-ladder: none of the competition's top {args.top} bots can be played here")
+        opponents += ladder.specs
+        # The competition's own ruleset, with any --option on top of it.
+        options = {**ladder.options, **options}
     try:
         settings = SprtSettings(elo0=args.elo0, elo1=args.elo1, alpha=args.alpha, beta=args.beta, max_games=args.games)
     except ValueError as exc:
         field, _, message = str(exc).partition(": ")
         raise UsageError(f"--{'games' if field == 'max_games' else field}: {message}") from None
-    opponents = [name.strip() for name in args.vs.split(",")]
-    if not all(opponents):
-        raise UsageError(f"--vs {args.vs!r}: an empty opponent name")
     plan = GauntletPlan(
         game=game.NAME,
         candidate=contender(args.candidate, game.NAME),
@@ -330,7 +362,7 @@ def cmd_gauntlet(args: argparse.Namespace) -> int:
         settings=settings,
         seed=args.seed if args.seed is not None else secrets.randbits(32),
         games_per_match=args.games_per_match,
-        options=parse_assignments(args.option),
+        options=options,
     )
     check_plan(plan)
     if not all(bot.builtin for bot in (plan.candidate, *plan.opponents) if not bot.url):

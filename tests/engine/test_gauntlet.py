@@ -187,7 +187,16 @@ def test_an_http_bot_can_be_an_opponent(capsys: pytest.CaptureFixture[str], http
         ),
         (["counter", "--game", "1923", "--vs", "random", "--games-per-match", "3"], "error: --games-per-match 3:"),
         (["counter", "--game", "1923", "--vs", "random", "--option", "foo=1"], "error: option 'foo': unknown option"),
-        (["counter", "--game", "1923"], "the following arguments are required: --vs"),
+        (["counter", "--game", "1923"], "error: name the opponents with --vs, --vs-ladder or both"),
+        (["counter", "--vs", "random"], "error: --game is required"),
+        (
+            ["counter", "--vs-ladder", "http://127.0.0.1:9/clubs/3/"],
+            "error: --vs-ladder 'http://127.0.0.1:9/clubs/3/': give",
+        ),
+        (
+            ["counter", "--vs-ladder", "http://127.0.0.1:9/competitions/3/", "--top", "51"],
+            "error: --top 51: at most 50",
+        ),
     ],
 )
 def test_bad_input_is_one_line_and_exit_code_2(
