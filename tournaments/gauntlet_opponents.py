@@ -40,7 +40,8 @@ def top_opponents(competition: Competition, *, top: int, viewer_user_id: int | N
         if row.standing.entrant.bot_version_id is not None and row.standing.entrant.left_at is None
     ][:top]
     ids = [row.standing.entrant.bot_version_id for row in rows]
-    versions = BotVersion.objects.select_related("bot__owner").in_bulk(ids)
+    # Not an upload's code nor a validation log: nothing of them is answered, and the code may be large.
+    versions = BotVersion.objects.select_related("bot__owner").defer("source", "log").in_bulk(ids)
     opponents = []
     for row in rows:
         entrant = row.standing.entrant

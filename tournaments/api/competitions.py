@@ -6,6 +6,7 @@ import dataclasses
 from typing import Any
 
 from django.db.models import QuerySet
+from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
@@ -212,7 +213,8 @@ class CompetitionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, views
         version's address to its owner only, an uploaded version by its kind alone (never its code)."""
         query = OpponentsQuerySerializer(data=request.query_params.dict())
         query.is_valid(raise_exception=True)
-        competition = self.get_object()
+        # Only the competition's own row: the list's counts and staff are not part of this answer.
+        competition = get_object_or_404(Competition.objects.all(), pk=pk)
         viewer = request.user.pk if request.user.is_authenticated else None
         found = top_opponents(competition, top=query.validated_data["top"], viewer_user_id=viewer)
         body = {"game": competition.game, "options": competition.options, "opponents": found}
