@@ -91,7 +91,9 @@ def build_parser() -> argparse.ArgumentParser:
         "candidate", help="the bot to test: a bot file (./mybot.py, .zip), an http(s) URL or a bot name"
     )
     gauntlet.add_argument("--game", help="war, 1923, banter or punk (with --vs-ladder: the competition's game)")
-    gauntlet.add_argument("--vs", default="", help="comma-separated opponents: bot names, bot files or http(s) URLs")
+    gauntlet.add_argument(
+        "--vs", action="append", default=[], help="opponents, comma-separated or repeated: bot names, files or URLs"
+    )
     gauntlet.add_argument(
         "--vs-ladder",
         metavar="COMPETITION",
@@ -325,9 +327,12 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def cmd_gauntlet(args: argparse.Namespace) -> int:
-    opponents = [name.strip() for name in args.vs.split(",")] if args.vs else []
-    if not all(opponents):
-        raise UsageError(f"--vs {args.vs!r}: an empty opponent name")
+    opponents = []
+    for given in args.vs:
+        names = [name.strip() for name in given.split(",")]
+        if not all(names):
+            raise UsageError(f"--vs {given!r}: an empty opponent name")
+        opponents += names
     if not opponents and not args.vs_ladder:
         raise UsageError("name the opponents with --vs, --vs-ladder or both")
     if args.vs_ladder and args.top > MAX_LADDER_TOP:

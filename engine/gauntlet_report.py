@@ -84,6 +84,10 @@ def failures(pairings: Sequence[Pairing], candidate: str) -> list[str]:
         if causes:
             counted = ", ".join(f"{cause} {count}" for cause, count in sorted(causes.items()))
             lines.append(f"{candidate} forfeited against {pairing.opponent}: {counted}")
+            first = next(g for g in pairing.games if g.forfeit is not None and g.forfeit[0] == g.seat)
+            _, cause, detail = first.forfeit or (0, "", "")
+            said = f"{cause}: {detail}" if detail else cause
+            lines.append(f"  the first: round {first.round_number}, game {first.number}, seed {first.seed}: {said}")
         if pairing.failure_logs:
             lines.append(f"--- {candidate} against {pairing.opponent}, {pairing.failure_logs[0]}")
     return lines

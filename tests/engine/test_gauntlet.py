@@ -77,9 +77,12 @@ def test_the_report_has_a_row_per_opponent_and_overall_with_the_tests_verdicts(
     assert err.strip().splitlines()[-1].startswith("84/84 games")
 
 
-def test_quiet_prints_no_progress(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = run(capsys, "upgrader", "--game", "banter", "--vs", "random", "--seed", "1", "--quiet")
+def test_quiet_prints_no_progress_and_vs_may_be_repeated(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(
+        capsys, "upgrader", "--game", "banter", "--vs", "random", "--vs", "upgrader,random", "--seed", "1", "--quiet"
+    )
     assert code == 0 and err == ""
+    assert out.startswith("upgrader against random, upgrader, random at banter")
     assert rows(out)["random"][7].startswith("stronger")
 
 
@@ -138,6 +141,7 @@ def test_a_bot_file_plays_in_the_sandbox_and_its_forfeits_and_log_are_shown(
     # It crashes in the first game of each match and is out for the rest of that match, as on the server: every
     # game is its forfeit.
     assert f"{bot} forfeited against random: crash {games}\n" in err
+    assert "\n  the first: round 1, game 0, seed " in err
     assert "ZeroDivisionError" in err and "deciding 2" in err
 
 
