@@ -378,14 +378,21 @@ def cmd_gauntlet(args: argparse.Namespace) -> int:
     played_before = 0
 
     def after_round(pairing: Pairing, games: int) -> None:
+        if not pairings or pairings[-1] is not pairing:
+            pairings.append(pairing)  # kept from its first round, so an interruption can still show it
         if pairing.verdict.decision != "continue":
             # This opponent's test has stopped: the games it did not need leave the total.
             progress.total -= settings.max_games - len(pairing.games)
         progress.update(played_before + len(pairing.games))
 
-    for opponent in plan.opponents:
-        pairings.append(play_pairing(plan, opponent, after_round=after_round))
-        played_before += len(pairings[-1].games)
+    try:
+        for opponent in plan.opponents:
+            played_before += len(play_pairing(plan, opponent, after_round=after_round).games)
+    except KeyboardInterrupt:
+        progress.finish()
+        print(table(pairings, settings))
+        print("interrupted: each verdict is where its test stood", file=sys.stderr)
+        return 130
     progress.finish()
     print(table(pairings, settings))
     for line in failures(pairings, plan.candidate.spec):

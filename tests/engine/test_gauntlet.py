@@ -16,6 +16,7 @@ from engine import sdk
 from engine.cli import main
 from engine.gauntlet import GauntletPlan, contender, play_pairing
 from engine.intervals import wilson_interval
+from engine.progress import Progress
 from engine.sprt import DEFAULTS, SprtSettings
 from tests.engine.sandbox_support import needs_sandbox
 
@@ -215,3 +216,25 @@ def test_bad_input_is_one_line_and_exit_code_2(
     code, out, err = run(capsys, *argv)
     assert code == 2 and out == ""
     assert message in err and len(err.strip().splitlines()) == 1
+
+
+def test_an_interruption_shows_the_games_so_far(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = Progress.update
+
+    def interrupted(self: Progress, done: int) -> None:
+        real(self, done)
+        if done >= 30:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(Progress, "update", interrupted)
+    code, out, err = run(capsys, "counter", "--game", "1923", "--vs", "random,counter", "--seed", "7", "--quiet")
+    assert code == 130
+    # Random's test had decided after 24 games; counter's was stopped after its first 6.
+    assert [(name, row[0], row[7].split(";")[0]) for name, row in rows(out).items()] == [
+        ("random", "24", "stronger: an edge of 50 Elo fits better than 0 (H1)"),
+        ("counter", "6", "undecided after 6 games"),
+        ("overall", "30", "stronger: an edge of 50 Elo fits better than 0 (H1)"),
+    ]
+    assert err == "interrupted: each verdict is where its test stood\n"
