@@ -327,7 +327,13 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def cmd_gauntlet(args: argparse.Namespace) -> int:
-    opponents = []
+    # Every check of the command line comes before the server is asked anything or a game is played.
+    try:
+        settings = SprtSettings(elo0=args.elo0, elo1=args.elo1, alpha=args.alpha, beta=args.beta, max_games=args.games)
+    except ValueError as exc:
+        field, _, message = str(exc).partition(": ")
+        raise UsageError(f"--{'games' if field == 'max_games' else field}: {message}") from None
+    opponents: list[str] = []
     for given in args.vs:
         names = [name.strip() for name in given.split(",")]
         if not all(names):
@@ -355,11 +361,6 @@ def cmd_gauntlet(args: argparse.Namespace) -> int:
         opponents += ladder.specs
         # The competition's own ruleset, with any --option on top of it.
         options = {**ladder.options, **options}
-    try:
-        settings = SprtSettings(elo0=args.elo0, elo1=args.elo1, alpha=args.alpha, beta=args.beta, max_games=args.games)
-    except ValueError as exc:
-        field, _, message = str(exc).partition(": ")
-        raise UsageError(f"--{'games' if field == 'max_games' else field}: {message}") from None
     plan = GauntletPlan(
         game=game.NAME,
         candidate=contender(args.candidate, game.NAME),
@@ -370,8 +371,8 @@ def cmd_gauntlet(args: argparse.Namespace) -> int:
         options=options,
     )
     check_plan(plan)
-    if not all(bot.builtin for bot in (plan.candidate, *plan.opponents) if not bot.url):
-        check_sandbox()
+    if any(bot.code is not None for bot in (plan.candidate, *plan.opponents)):
+        check_sandbox()  # a machine without the sandbox says so before the first game, not as a forfeit
     print(heading(plan), flush=True)
     progress = Progress(settings.max_games * len(plan.opponents), "games", enabled=not args.quiet)
     pairings: list[Pairing] = []
