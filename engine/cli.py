@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
+import os
 import secrets
 import sys
 from collections.abc import Sequence
@@ -19,11 +21,17 @@ from engine.cards import parse_cards
 from engine.errors import EngineError, RecordError
 from engine.fairness import commitment, commitment_holds
 from engine.games import Game, game_names, get_game
+from engine.gauntlet import GauntletPlan, Pairing, check_plan, contender, play_pairing
+from engine.gauntlet_report import failures, heading, table
 from engine.harness import harness_agents, is_external
+from engine.ladder_opponents import MAX_LADDER_TOP, fetch_ladder
 from engine.options import parse_assignments
+from engine.progress import Progress
 from engine.record import Record
 from engine.remote import RemoteBot
 from engine.runner import play_game
+from engine.sandbox import check_sandbox
+from engine.sprt import DEFAULTS, SprtSettings
 from engine.verify import verify
 
 EXIT_INVALID = 1
@@ -76,6 +84,43 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
     bench.add_argument("--quiet", action="store_true", help="no progress line")
 
+    gauntlet = commands.add_parser(
+        "gauntlet", help="play a bot against opponents until the server's sequential test decides (docs/gauntlet.md)"
+    )
+    gauntlet.add_argument(
+        "candidate", help="the bot to test: a bot file (./mybot.py, .zip), an http(s) URL or a bot name"
+    )
+    gauntlet.add_argument("--game", help="war, 1923, banter or punk (with --vs-ladder: the competition's game)")
+    gauntlet.add_argument(
+        "--vs", action="append", default=[], help="opponents, comma-separated or repeated: bot names, files or URLs"
+    )
+    gauntlet.add_argument(
+        "--vs-ladder",
+        metavar="COMPETITION",
+        help="also the top bots of a competition on a server: its address, e.g. http://127.0.0.1:8000/competitions/12/",
+    )
+    gauntlet.add_argument("--top", type=_positive, default=5, help="with --vs-ladder: how many of its top bots")
+    gauntlet.add_argument(
+        "--token", default=os.environ.get("CARDCLUB_TOKEN"), help="with --vs-ladder: your API token (CARDCLUB_TOKEN)"
+    )
+    gauntlet.add_argument(
+        "--games", type=_positive, default=DEFAULTS.max_games, help="most games against each opponent (the test's cap)"
+    )
+    gauntlet.add_argument(
+        "--games-per-match", type=_positive, default=2, help="games a match, an even number (each deal from both seats)"
+    )
+    gauntlet.add_argument("--seed", type=_seed, help="the seed a server competition would have (default: a random one)")
+    gauntlet.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a ruleset option")
+    gauntlet.add_argument(
+        "--elo0", type=_number, default=DEFAULTS.elo0, help="H0: the edge, in Elo, that is no real difference"
+    )
+    gauntlet.add_argument(
+        "--elo1", type=_number, default=DEFAULTS.elo1, help="H1: the edge, in Elo, that counts as stronger"
+    )
+    gauntlet.add_argument("--alpha", type=_number, default=DEFAULTS.alpha, help="the chance of a false 'stronger'")
+    gauntlet.add_argument("--beta", type=_number, default=DEFAULTS.beta, help="the chance of a false 'no difference'")
+    gauntlet.add_argument("--quiet", action="store_true", help="no progress line")
+
     commands.add_parser("demo", help="play a short demo game of each of the four games")
     commands.add_parser("games", help="list the games, their options and their bots")
     bots = commands.add_parser("bench-bots", help="sandbox start time and per-move overhead")
@@ -99,6 +144,16 @@ def _commitment(text: str) -> str:
     if len(digest) != 64 or any(c not in "0123456789abcdef" for c in digest):
         raise argparse.ArgumentTypeError(f"expected 64 hex digits (a SHA-256 digest), got {text!r}")
     return digest
+
+
+def _number(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
+    return value
 
 
 def _positive(text: str) -> int:
@@ -271,6 +326,81 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_gauntlet(args: argparse.Namespace) -> int:
+    # Every check of the command line comes before the server is asked anything or a game is played.
+    try:
+        settings = SprtSettings(elo0=args.elo0, elo1=args.elo1, alpha=args.alpha, beta=args.beta, max_games=args.games)
+    except ValueError as exc:
+        field, _, message = str(exc).partition(": ")
+        raise UsageError(f"--{'games' if field == 'max_games' else field}: {message}") from None
+    opponents: list[str] = []
+    for given in args.vs:
+        names = [name.strip() for name in given.split(",")]
+        if not all(names):
+            raise UsageError(f"--vs {given!r}: an empty opponent name")
+        opponents += names
+    if not opponents and not args.vs_ladder:
+        raise UsageError("name the opponents with --vs, --vs-ladder or both")
+    if args.vs_ladder and args.top > MAX_LADDER_TOP:
+        raise UsageError(f"--top {args.top}: at most {MAX_LADDER_TOP}")
+    ladder = fetch_ladder(args.vs_ladder, top=args.top, token=args.token) if args.vs_ladder else None
+    if args.game is not None:
+        game = get_game(args.game)
+    elif ladder is not None:
+        game = get_game(ladder.game)
+    else:
+        raise UsageError("--game is required (war, 1923, banter or punk)")
+    options: dict[str, object] = dict(parse_assignments(args.option))
+    if ladder is not None:
+        if ladder.game != game.NAME:
+            raise UsageError(f"--game {args.game}: the competition {args.vs_ladder} plays {ladder.game}")
+        for line in ladder.skipped:
+            print(f"left out: {line}", file=sys.stderr)
+        if not ladder.specs and not opponents:
+            raise UsageError(f"--vs-ladder: none of the competition's top {args.top} bots can be played here")
+        opponents += ladder.specs
+        # The competition's own ruleset, with any --option on top of it.
+        options = {**ladder.options, **options}
+    plan = GauntletPlan(
+        game=game.NAME,
+        candidate=contender(args.candidate, game.NAME),
+        opponents=tuple(contender(spec, game.NAME) for spec in opponents),
+        settings=settings,
+        seed=args.seed if args.seed is not None else secrets.randbits(32),
+        games_per_match=args.games_per_match,
+        options=options,
+    )
+    check_plan(plan)
+    if any(bot.code is not None for bot in (plan.candidate, *plan.opponents)):
+        check_sandbox()  # a machine without the sandbox says so before the first game, not as a forfeit
+    print(heading(plan), flush=True)
+    progress = Progress(settings.max_games * len(plan.opponents), "games", enabled=not args.quiet)
+    pairings: list[Pairing] = []
+    played_before = 0
+
+    def after_round(pairing: Pairing, games: int) -> None:
+        if not pairings or pairings[-1] is not pairing:
+            pairings.append(pairing)  # kept from its first round, so an interruption can still show it
+        if pairing.verdict.decision != "continue":
+            # This opponent's test has stopped: the games it did not need leave the total.
+            progress.total -= settings.max_games - len(pairing.games)
+        progress.update(played_before + len(pairing.games))
+
+    try:
+        for opponent in plan.opponents:
+            played_before += len(play_pairing(plan, opponent, after_round=after_round).games)
+    except KeyboardInterrupt:
+        progress.finish()
+        print(table(pairings, settings))
+        print("interrupted: each verdict is where its test stood", file=sys.stderr)
+        return 130
+    progress.finish()
+    print(table(pairings, settings))
+    for line in failures(pairings, plan.candidate.spec):
+        print(line, file=sys.stderr)
+    return 0
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     from engine.demo import run_demo
 
@@ -302,6 +432,7 @@ COMMANDS = {
     "play": cmd_play,
     "verify": cmd_verify,
     "bench": cmd_bench,
+    "gauntlet": cmd_gauntlet,
     "demo": cmd_demo,
     "games": cmd_games,
     "bench-bots": cmd_bench_bots,

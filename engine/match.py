@@ -52,6 +52,22 @@ def seating_for(game_number: int, participants: int, seats: int) -> tuple[int | 
     return tuple((seat + game_number) % participants if seat < participants else None for seat in range(seats))
 
 
+def round_match_seed(competition_seed: int, round_number: int, number: int) -> int:
+    """The seed of match ``number`` (from 1) of round ``round_number`` in a competition seeded ``competition_seed``.
+
+    The service seeds every bot-only match this way, so a chosen competition seed replays the competition, and
+    the offline gauntlet (engine/gauntlet.py) plays the very games a server competition with that seed would.
+    """
+    return derive_seed(competition_seed, f"round/{round_number}/match/{number}")
+
+
+def round_order(round_number: int) -> tuple[int, int]:
+    """The seat order of round ``round_number`` (from 1) of a play to separation: 0 is the entrant the test
+    counts (the gauntlet's candidate), 1 the other. Seats swap every round, so neither plays every deal from
+    one side; the service (tournaments/services/separation.py) and the gauntlet (engine/gauntlet.py) share it."""
+    return (0, 1) if round_number % 2 else (1, 0)
+
+
 def game_seed(match_seed: int, deal_number: int) -> int:
     """The seed a deal is dealt from (and its players' shuffles drawn from)."""
     return derive_seed(match_seed, f"game/{deal_number}")

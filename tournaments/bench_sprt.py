@@ -1,8 +1,8 @@
-"""How often the SPRT (tournaments/sprt.py) accepts each hypothesis on matches of known strength.
+"""How often the SPRT (engine/sprt.py) accepts each hypothesis on matches of known strength.
 
     .venv/bin/python -m tournaments.bench_sprt        # or: make bench-sprt
 
-Simulates many sequential tests, each a match played game by game until :func:`tournaments.sprt.sprt`
+Simulates many sequential tests, each a match played game by game until :func:`engine.sprt.sprt`
 decides (or the cap is reached). Each game is a win, a draw or a loss for the first entrant, drawn
 from the logistic Elo model: with a true strength gap ``elo`` the expected score is
 s = 1/(1 + 10^(-elo/400)), draws happen at the given rate d, and wins at s − d/2 (so the score's mean
@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import cast
 
-from tournaments.sprt import Method, SprtSettings, SprtState, expected_score, sprt
+from engine.sprt import Method, SprtSettings, SprtState, expected_score, sprt
 
 
 @dataclass(frozen=True)

@@ -71,6 +71,7 @@ MAIN_PATHS = {
     "/api/tournaments/{id}/ratings/history/": {"get"},
     "/api/tournaments/{id}/head-to-head/": {"get"},
     "/api/tournaments/{id}/separation/": {"get"},
+    "/api/tournaments/{id}/opponents/": {"get"},
     "/api/tournaments/{id}/bracket/": {"get"},
     # Exports (docs/exports.md).
     "/api/tournaments/{id}/games.jsonl": {"get"},

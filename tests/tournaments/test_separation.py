@@ -9,12 +9,12 @@ from typing import Any
 import pytest
 from django.template.defaultfilters import floatformat
 
+from engine.sprt import SprtSettings, SprtState, sprt
 from league.models import Membership
 from tests.factories import BotFactory, BotVersionFactory, ClubFactory, MembershipFactory
 from tests.league.test_api_support import client_for
 from tests.tournaments.test_ladder_admin import part_text
 from tournaments.models import Competition, Game, Match
-from tournaments.sprt import SprtSettings, SprtState, sprt
 
 pytestmark = pytest.mark.django_db
 

@@ -6,6 +6,7 @@ import dataclasses
 from typing import Any
 
 from django.db.models import QuerySet
+from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
@@ -31,6 +32,8 @@ from tournaments.api.serializers import (
     CompetitionStartSerializer,
     HeadToHeadQuerySerializer,
     HeadToHeadSerializer,
+    OpponentsQuerySerializer,
+    OpponentsSerializer,
     PlayOutcomeSerializer,
     ProgressSerializer,
     RatingHistorySerializer,
@@ -38,6 +41,7 @@ from tournaments.api.serializers import (
 )
 from tournaments.formats.knockout import knockout_bracket
 from tournaments.formats.separation import separation_of
+from tournaments.gauntlet_opponents import top_opponents
 from tournaments.models import Competition
 from tournaments.selectors import competition_list, competition_progress, head_to_head, rating_history
 from tournaments.services.competitions import (
@@ -200,6 +204,21 @@ class CompetitionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, views
             "max_games": report.settings.max_games,
         }
         return Response(SeparationSerializer(body).data)
+
+    @extend_schema(parameters=[OpponentsQuerySerializer], responses=OpponentsSerializer, filters=False)
+    @action(detail=True, methods=["get"], pagination_class=None, filter_backends=[])
+    def opponents(self, request: Request, pk: int) -> Response:
+        """The table's first bot versions, best first, as opponents for the offline gauntlet
+        (`python -m engine gauntlet --vs-ladder`, docs/gauntlet.md): a built-in version's strategy, an HTTP
+        version's address to its owner only, an uploaded version by its kind alone (never its code)."""
+        query = OpponentsQuerySerializer(data=request.query_params.dict())
+        query.is_valid(raise_exception=True)
+        # Only the competition's own row: the list's counts and staff are not part of this answer.
+        competition = get_object_or_404(Competition.objects.all(), pk=pk)
+        viewer = request.user.pk if request.user.is_authenticated else None
+        found = top_opponents(competition, top=query.validated_data["top"], viewer_user_id=viewer)
+        body = {"game": competition.game, "options": competition.options, "opponents": found}
+        return Response(OpponentsSerializer(body).data)
 
     @extend_schema(responses=BracketSerializer, filters=False)
     @action(detail=True, methods=["get"], pagination_class=None, filter_backends=[])

@@ -16,12 +16,13 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from config.api_input import JSONInput
+from engine.intervals import wilson_interval
 from engine.match import deal_number
 from league.models import BotVersion, Player
 from tournaments.api.numbers import decimal_string, fraction_string, match_points
 from tournaments.api.permissions import answerable_player_id
 from tournaments.formats.common import MAX_ENTRANTS
-from tournaments.intervals import wilson_interval
+from tournaments.gauntlet_opponents import MAX_TOP
 from tournaments.models import BotRun, Competition, Entrant, Game, Match, MatchParticipant, MatchSet, Round
 from tournaments.selectors import StandingRow
 
@@ -88,6 +89,32 @@ class SeparationSerializer(serializers.Serializer[Any]):
     alpha = serializers.FloatField()
     beta = serializers.FloatField()
     max_games = serializers.IntegerField()
+
+
+class OpponentsQuerySerializer(serializers.Serializer[Any]):
+    top = serializers.IntegerField(
+        required=False, default=5, min_value=1, max_value=MAX_TOP, help_text="how many of the table's bot versions"
+    )
+
+
+class OpponentSerializer(serializers.Serializer[Any]):
+    rank = serializers.IntegerField(help_text="the entrant's rank in the table (a ladder's place or rating)")
+    entrant = serializers.IntegerField()
+    name = serializers.CharField()
+    bot_version = serializers.IntegerField()
+    kind = serializers.ChoiceField(choices=BotVersion.Kind.choices)
+    strategy = serializers.CharField(allow_null=True, help_text="a built-in version's strategy; null for the others")
+    url = serializers.CharField(
+        allow_null=True,
+        help_text="an HTTP version's address, to its owner only (it may carry a token); null otherwise. "
+        "An uploaded version's code is never shown",
+    )
+
+
+class OpponentsSerializer(serializers.Serializer[Any]):
+    game = serializers.CharField()
+    options = serializers.DictField(help_text="the competition's complete ruleset")
+    opponents = OpponentSerializer(many=True, help_text="the table's first bot versions, best first")
 
 
 class EntrantJoinSerializer(JSONInput[Entrant]):

@@ -1,5 +1,5 @@
 """Play to separation: two entrants play one match a round, seats swapped, until a sequential probability
-ratio test decides which is stronger (services/separation.py, tournaments/sprt.py)."""
+ratio test decides which is stronger (services/separation.py, engine/sprt.py)."""
 
 from __future__ import annotations
 
@@ -8,13 +8,13 @@ from collections.abc import Sequence
 from django.http import HttpRequest
 from django.template.loader import render_to_string
 
+from engine.sprt import DEFAULTS, MAX_ELO, SprtSettings
 from tournaments.formats.base import Draft, FormatBase
 from tournaments.formats.scheduled import first_rounds_create
 from tournaments.formats.spec import Number, Spec, WholeNumber
 from tournaments.models import Competition
 from tournaments.pairing import PairingError, Table
 from tournaments.services.separation import Separation, separation_next_round, separation_report
-from tournaments.sprt import MAX_ELO, SprtSettings
 
 KEY = "separation"
 
@@ -29,7 +29,7 @@ class PlayToSeparation(FormatBase):
             name="sprt_elo0",
             label="No real difference below (Elo)",
             help="the first player's edge, in Elo rating points, that still counts as no real difference (H0)",
-            default=0.0,
+            default=DEFAULTS.elo0,
             minimum=-MAX_ELO,
             maximum=MAX_ELO,
         ),
@@ -37,7 +37,7 @@ class PlayToSeparation(FormatBase):
             name="sprt_elo1",
             label="A real difference from (Elo)",
             help="the first player's edge, in Elo rating points, that counts as really stronger (H1); above H0",
-            default=50.0,
+            default=DEFAULTS.elo1,
             minimum=-MAX_ELO,
             maximum=MAX_ELO,
         ),
@@ -45,7 +45,7 @@ class PlayToSeparation(FormatBase):
             name="sprt_alpha",
             label="Chance of a false 'stronger'",
             help="the chance of accepting H1 wrongly, between 0 and 0.5",
-            default=0.05,
+            default=DEFAULTS.alpha,
             minimum=0.0,
             maximum=0.5,
             exclusive=True,
@@ -54,7 +54,7 @@ class PlayToSeparation(FormatBase):
             name="sprt_beta",
             label="Chance of a false 'no difference'",
             help="the chance of accepting H0 wrongly, between 0 and 0.5",
-            default=0.05,
+            default=DEFAULTS.beta,
             minimum=0.0,
             maximum=0.5,
             exclusive=True,
@@ -63,7 +63,7 @@ class PlayToSeparation(FormatBase):
             name="sprt_max_games",
             label="Most games",
             help="past this many games the test stops undecided",
-            default=2000,
+            default=DEFAULTS.max_games,
             minimum=1,
             maximum=1_000_000,
         ),

@@ -10,7 +10,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Sequence
 
-from engine.rng import derive_seed
+from engine.match import round_match_seed
 from tournaments.models import Competition, Match, MatchParticipant, Round
 from tournaments.services.statements import insert_rows, transaction_time
 
@@ -82,4 +82,4 @@ def match_seed(competition: Competition, round_number: int, number: int, *, seat
     """
     if seats_a_person:
         return secrets.randbits(62)
-    return derive_seed(competition.seed, f"round/{round_number}/match/{number}")
+    return round_match_seed(competition.seed, round_number, number)

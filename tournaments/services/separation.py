@@ -1,7 +1,7 @@
 """Play to separation: two entrants play one match a round until the sequential test decides.
 
 After each round (called with the competition's lock held, by recording, services/scheduling.py), the
-first entrant's wins, draws and losses over every game so far go into the SPRT (tournaments/sprt.py):
+first entrant's wins, draws and losses over every game so far go into the SPRT (engine/sprt.py):
 while it says "continue" another round is made, seats swapped; once it accepts a hypothesis or the
 games reach the cap, no round follows and the competition finishes. This is how engine testers decide
 which of two bots is stronger, with known error rates, in as few games as the gap allows.
@@ -14,10 +14,11 @@ from dataclasses import dataclass
 from django.core.exceptions import ValidationError
 from django.db.models import Count, Q
 
+from engine.match import round_order
+from engine.sprt import SprtSettings, SprtState, SprtVerdict, sprt
 from tournaments.formats.values import number_setting, whole_setting
 from tournaments.models import Competition, Entrant, Game, Match
 from tournaments.services.round_rows import rounds_create
-from tournaments.sprt import SprtSettings, SprtState, SprtVerdict, sprt
 
 
 def separation_settings(*, elo0: float, elo1: float, alpha: float, beta: float, max_games: int) -> SprtSettings:
@@ -86,5 +87,5 @@ def separation_next_round(competition: Competition, number: int) -> list[int]:
     if report is None or report.verdict.decision != "continue":
         return []
     # Seats swap every round (and rotate within each match), so neither plays every deal from one side.
-    first, second = report.first.pk, report.second.pk
-    return rounds_create(competition, number, [[(first, second) if number % 2 else (second, first)]])
+    entrants = (report.first.pk, report.second.pk)
+    return rounds_create(competition, number, [[tuple(entrants[who] for who in round_order(number))]])

@@ -1,6 +1,9 @@
 """The sequential probability ratio test that decides which of two entrants is stronger ("play to separation").
 
-Pure arithmetic, no Django. After each game, :func:`sprt` weighs the wins, draws and losses so far:
+Pure arithmetic, no Django: the server's play to separation (tournaments/services/separation.py) and the offline
+gauntlet (engine/gauntlet.py) both decide with :func:`sprt`, so they give the same verdict for the same games.
+
+After each game, :func:`sprt` weighs the wins, draws and losses so far:
 
 - H0: the first entrant is ``elo0`` Elo stronger than the second; H1: it is ``elo1`` stronger
   (``elo0 < elo1``; a club asking "is A better?" might use 0 and 50).
@@ -194,3 +197,8 @@ def sprt(state: SprtState, settings: SprtSettings) -> SprtVerdict:
     else:
         decision = "continue"
     return SprtVerdict(llr=ratio, lower=lower, upper=upper, decision=decision, games=state.games)
+
+
+#: The settings a play to separation starts from (tournaments/formats/separation.py) and the offline gauntlet's
+#: defaults (engine/gauntlet.py): "no edge" (H0) against "50 Elo stronger" (H1), 5% each way, at most 2,000 games.
+DEFAULTS = SprtSettings(elo0=0.0, elo1=50.0)

@@ -1,6 +1,7 @@
 """The 95% interval that standings show for a score rate (Wilson).
 
-Pure functions, no Django: the standings serializer calls them for each row.
+Pure functions, no Django: the standings serializer calls them for each row, and the offline gauntlet
+(engine/gauntlet.py) for each opponent, so both show the same interval for the same games.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Score-rate and rating intervals (tournaments/intervals.py) against published and hand-worked values."""
+"""Score-rate and rating intervals (engine/intervals.py) against published and hand-worked values."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from fractions import Fraction
 
 import pytest
 
-from tournaments.intervals import Z95, wilson_interval
+from engine.intervals import Z95, wilson_interval
 
 
 def assert_interval(got: tuple[float, float], expected: tuple[float, float], tolerance: float) -> None:
