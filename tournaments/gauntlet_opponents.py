@@ -32,13 +32,20 @@ class Opponent:
 
 
 def top_opponents(competition: Competition, *, top: int, viewer_user_id: int | None) -> list[Opponent]:
-    """The first ``top`` bot versions of the table, in its order (a ladder's places or ratings), those who left
-    and people left out. Two queries after the competition's own: the table's rows, then their versions."""
-    rows = [
+    """The first ``top`` bot versions of the table, in its order (a ladder's places or ratings), those who left,
+    suspended versions (docs/bot-protocol.md, "When a bot breaks") and people left out. Three queries after the
+    competition's own: the table's rows, which of their versions are suspended, then the versions listed."""
+    playing = [
         row
         for row in competition_standings(competition)
         if row.standing.entrant.bot_version_id is not None and row.standing.entrant.left_at is None
-    ][:top]
+    ]
+    suspended = set(
+        BotVersion.objects.filter(
+            pk__in=[row.standing.entrant.bot_version_id for row in playing], suspended_at__isnull=False
+        ).values_list("pk", flat=True)
+    )
+    rows = [row for row in playing if row.standing.entrant.bot_version_id not in suspended][:top]
     ids = [row.standing.entrant.bot_version_id for row in rows]
     # Not an upload's code nor a validation log: nothing of them is answered, and the code may be large.
     versions = BotVersion.objects.select_related("bot__owner").defer("source", "log").in_bulk(ids)

@@ -95,14 +95,25 @@ def test_the_top_bots_in_the_tables_order_each_as_far_as_the_caller_may_see_it()
     assert [o["name"] for o in mine["opponents"]] == ["A", "B", "C", "D", "E"]
 
 
+def test_a_suspended_version_is_no_opponent_until_its_owner_reinstates_it() -> None:
+    competition, entrants = ladder(PlayerFactory())
+    BotVersion.objects.filter(pk=entrants["A"].bot_version_id).update(suspended_at=timezone.now())
+    listed = client_for().get(f"/api/tournaments/{competition.pk}/opponents/", {"top": 2}).json()
+    assert [o["name"] for o in listed["opponents"]] == ["B", "C"]
+    BotVersion.objects.filter(pk=entrants["A"].bot_version_id).update(suspended_at=None)
+    listed = client_for().get(f"/api/tournaments/{competition.pk}/opponents/", {"top": 2}).json()
+    assert [o["name"] for o in listed["opponents"]] == ["A", "B"]
+
+
 @pytest.mark.parametrize("entrants", [3, 9])
 def test_the_answer_costs_the_same_queries_however_many_entrants(entrants: int, django_assert_num_queries: Any) -> None:
     competition = CompetitionFactory(game="1923", options=full_options("1923", 2))
     for number in range(entrants):
         entrant(competition, f"bot {number}", strategy="counter")
     started(competition)
-    # The competition, the table's rows with their entrants, and their versions with their owners.
-    with django_assert_num_queries(3):
+    # The competition, the table's rows with their entrants, which versions are suspended, and the versions
+    # listed with their owners.
+    with django_assert_num_queries(4):
         answer = client_for().get(f"/api/tournaments/{competition.pk}/opponents/", {"top": 50})
     assert len(answer.json()["opponents"]) == entrants
 
