@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import random
 import sys
 import time
@@ -38,8 +37,8 @@ import numpy.typing as npt
 
 from engine.bots import bot_names, make_bot
 from engine.games import get_game
+from engine.intervals import wilson_interval
 from engine.match import play_match
-from engine.result import score_rates
 
 GAME = "1923"
 OPTIONS: Mapping[str, object] = {"mode": "set"}
@@ -162,12 +161,8 @@ class PolicyAgent:
 class Evaluation:
     sets: int
     score_rate: float
-    #: Half the width of the 95 % interval around the score rate (normal approximation over per-set scores).
-    margin: float
-
-    @property
-    def interval(self) -> tuple[float, float]:
-        return self.score_rate - self.margin, self.score_rate + self.margin
+    #: The 95 % interval the server's standings and the gauntlet show for the same games (Wilson).
+    interval: tuple[float, float]
 
 
 def evaluate(table: list[list[list[int]]], *, sets: int, seed: int, against: str = "random") -> Evaluation:
@@ -194,11 +189,9 @@ def evaluate(table: list[list[list[int]]], *, sets: int, seed: int, against: str
         options=OPTIONS,
         duplicate=True,
     )
-    scores = np.array(
-        [float(score_rates((game.record.result or {})["ranks"])[game.seating.index(0)]) for game in result.games]
-    )
-    margin = 1.96 * float(scores.std(ddof=1)) / math.sqrt(len(scores)) if len(scores) > 1 else 1.0
-    return Evaluation(sets=len(scores), score_rate=float(scores.mean()), margin=margin)
+    # The learner is participant 0: its summed score rates over the sets (a set won 1, shared ½, lost 0).
+    points, sets_played = result.scores[0], len(result.games)
+    return Evaluation(sets_played, float(points) / sets_played, wilson_interval(points, sets_played))
 
 
 _BOT_TEMPLATE = '''"""1923, one set: DRAW or LOCK from a table that examples/train_1923.py learned against random."""
