@@ -64,7 +64,8 @@ class DecisionError(EngineError):
 def seat_decisions(record: Record, seat: int) -> Iterator[Decision]:
     """Every decision ``seat`` made in the game, in order; :class:`ReplayError` where the record breaks.
 
-    Lazy: a step is applied only once its decision has been taken, so a long game is never held whole.
+    Lazy: one step at a time, so a long game's decisions are never held whole. A decision's view is
+    taken before its step and given once the step has applied (a step the game refuses gives none).
     Once the last step is replayed, the end is checked as ``verify`` checks it, so a record whose stated
     end or result the replay does not give raises rather than end quietly.
     """
@@ -77,17 +78,21 @@ def seat_decisions(record: Record, seat: int) -> Iterator[Decision]:
     for index, step in enumerate(record.actions):
         actions = checked_step(game, state, auto, index, step)
         action = actions.get(seat)
-        if action is not None:
-            yield Decision(
-                step=index,
-                number=number,
-                seat=seat,
-                observation=_as_sent(observation(state, seat)),
-                legal_actions=list(legal_actions(state, seat)),
-                action=action,
-            )
-            number += 1
+        if action is None:
+            apply_step(game, state, index, actions)
+            continue
+        # Taken before the step, given once the step has applied: a decision is never one the step refuses.
+        decision = Decision(
+            step=index,
+            number=number,
+            seat=seat,
+            observation=_as_sent(observation(state, seat)),
+            legal_actions=list(legal_actions(state, seat)),
+            action=action,
+        )
         apply_step(game, state, index, actions)
+        yield decision
+        number += 1
     verdict = end_verdict(game, state, record)
     if not verdict.ok:
         raise ReplayError(verdict.reason, verdict.step)

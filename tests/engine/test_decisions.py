@@ -151,9 +151,12 @@ def test_a_record_that_breaks_raises_where_it_breaks() -> None:
     steps = [list(step) for step in record.actions]
     steps[4][0] = steps[3][0]  # a card already played
     broken = Record.from_dict({**record.to_dict(), "actions": steps})
+    given = []
     with pytest.raises(ReplayError) as raised:
-        list(seat_decisions(broken, 0))
+        for decision in seat_decisions(broken, 0):
+            given.append(decision.step)
     assert raised.value.step == 4
+    assert given == [0, 1, 2, 3]  # not the refused step's: its action was never played
     lying = Record.from_dict({**record.to_dict(), "result": {**record.result, "scores": [0, 0, 0]}})  # type: ignore[dict-item]
     with pytest.raises(ReplayError, match="result: stated scores"):
         list(seat_decisions(lying, 0))
