@@ -64,11 +64,18 @@ def bot_entries(bot: Bot, wanted: TrainingFilter) -> dict[int, BotEntry]:
     return {entrant: BotEntry(competition, version) for entrant, competition, version in rows}
 
 
-def _games(entrant_ids: list[int], since: datetime | None) -> QuerySet[Game]:
+def _games(entrant_ids: list[int], since: datetime | None, after: tuple[int, int] | None) -> QuerySet[Game]:
     # A subquery rather than a join through the participants: one row per game even where two of the
     # bot's versions sat at one table.
-    matches = MatchParticipant.objects.filter(entrant_id__in=entrant_ids).values("match_id")
-    games = Game.objects.filter(match_id__in=matches, match__status=Match.Status.DONE)
+    matches = MatchParticipant.objects.filter(entrant_id__in=entrant_ids)
+    games = Game.objects.filter(match__status=Match.Status.DONE)
+    if after is not None:
+        match_id, number = after
+        # ``match_id >=`` on its own (and in the subquery) is what PostgreSQL starts its index scans at; with
+        # only the condition after it, each chunk read the indexes from their start and filtered.
+        matches = matches.filter(match_id__gte=match_id)
+        games = games.filter(match_id__gte=match_id).filter(Q(match_id__gt=match_id) | Q(number__gt=number))
+    games = games.filter(match_id__in=matches.values("match_id"))
     if since is not None:
         games = games.filter(recorded_at__gte=since)
     return games.only("id", "match_id", "number", "seating", "record").order_by("match_id", "number")
@@ -83,11 +90,7 @@ def training_game_chunks(
     size = chunk or CHUNK
     after: tuple[int, int] | None = None
     while True:
-        games = _games(entrant_ids, since)
-        if after is not None:
-            match_id, number = after
-            games = games.filter(Q(match_id__gt=match_id) | Q(match_id=match_id, number__gt=number))
-        rows = list(games[:size])
+        rows = list(_games(entrant_ids, since, after)[:size])
         if not rows:
             return
         yield rows

@@ -14,13 +14,13 @@ from engine.decisions import seat_decisions
 from engine.games import get_game
 from engine.record import Record
 from engine.referee import LiveGame
-from engine.verify import replay
+from engine.verify import replay, verify
 from league.models import Bot, BotVersion, Player
 from tests.factories import BotFactory, BotVersionFactory, CompetitionFactory, EntrantFactory, PlayerFactory
 from tests.league.test_api_support import client_for
 from tests.tournaments.helpers import started
 from tests.tournaments.hidden_support import leaks, secrets_for
-from tournaments import training_data
+from tournaments import bench_training_data, training_data
 from tournaments.models import Competition, Entrant, Game, Match
 from tournaments.services.play import competition_play_pending
 
@@ -345,3 +345,21 @@ def test_lines_go_out_in_pieces_not_all_at_once(monkeypatch: pytest.MonkeyPatch)
     assert len(pieces) > 3
     assert all(piece.endswith(b"\n") for piece in pieces)  # a piece never cuts a line
     assert max(map(len, pieces)) < 2048 + max(len(line) for piece in pieces for line in piece.splitlines(True))
+
+
+# --- The benchmark's data (manage.py bench_training_data) -------------------------------------------------------
+
+
+def test_the_benchmark_s_games_are_real_records_of_its_bot_every_one_downloaded(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(bench_training_data, "POOL", 4)
+    scene = bench_training_data.build_scene(token="t")
+    bench_training_data.add_games(scene, 130)  # a match of 100 and one of 30
+    assert Match.objects.filter(competition=scene.competition, status=Match.Status.DONE).count() == 2
+    games = Game.objects.filter(match__competition=scene.competition)
+    assert games.count() == 130
+    assert all(verify(Record.from_dict(game.record)).ok for game in games[:8])
+    lines = lines_of(download(scene.bot, scene.owner))
+    # Punk at three: 7 tricks, one decision of the bot's each; its seat rotates.
+    assert len(lines) == 130 * 7 and {line["seat"] for line in lines} == {0, 1, 2}
