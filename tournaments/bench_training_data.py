@@ -1,11 +1,11 @@
-"""The data ``manage.py bench_training_data`` streams: one bot's Punk games, in bulk, grown in stages.
+"""The data ``manage.py bench_training_data`` streams: one bot's games, in bulk, grown in stages.
 
-The games are real: a pool of Punk games played by the engine between built-in bots, their records
-stored as the recording service stores them (tournaments/services/game_rows.py, COPY on PostgreSQL).
-Playing a hundred thousand distinct games would take the benchmark longer than what it measures, so
-the pool's records are used in turn, each game keeping the seat rotation of its match; the download
-replays every one of them all the same. The matches are done, each with its three participants, in
-one competition of 100 games a match.
+The games (Punk at tables of three: ``engine.bench.TRAINING_DATA_GAME``) are real: a pool of games played
+by the engine between built-in bots, their records stored as the recording service stores them
+(tournaments/services/game_rows.py, COPY on PostgreSQL). Playing a hundred thousand distinct games would take
+the benchmark longer than what it measures, so the pool's records are used in turn, each game keeping the
+seat rotation of its match; the download replays every one of them all the same. The matches are done,
+each with its participants, in one competition of 100 games a match.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from django.db import transaction
 from django.utils import timezone
 
+from engine.bench import TRAINING_DATA_GAME
 from engine.bots import seat_agents
 from engine.match import GamePlayed, seating_for
 from engine.record import Record
@@ -25,8 +26,7 @@ from tournaments.models import Competition, Entrant, Match, MatchParticipant, Ro
 from tournaments.services.competitions import competition_create
 from tournaments.services.game_rows import GameEncoder, MatchGames, insert_games
 
-GAME = "punk"
-PLAYERS = 3
+GAME, PLAYERS = TRAINING_DATA_GAME
 #: Games a match: a match's games are written in one COPY.
 GAMES_PER_MATCH = 100
 #: Distinct games played by the engine, used in turn.
@@ -63,10 +63,8 @@ def build_scene(*, token: str) -> TrainingScene:
         Competition.objects.filter(pk=competition.pk).update(
             status=Competition.Status.RUNNING, started_at=timezone.now()
         )
-        bots = [
-            Bot.objects.create(owner=who, name=f"{name} {token}", game=GAME)
-            for who, name in ((owner, "learner"), (rival, "rival a"), (rival, "rival b"))
-        ]
+        bots = [Bot.objects.create(owner=owner, name=f"learner {token}", game=GAME)]
+        bots += [Bot.objects.create(owner=rival, name=f"rival {n} {token}", game=GAME) for n in range(1, PLAYERS)]
         entrants = [
             Entrant.objects.create(
                 competition=competition,

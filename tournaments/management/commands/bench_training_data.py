@@ -1,11 +1,12 @@
 """``manage.py bench_training_data``: a bot's training-data download keeps to constant memory (issue 26).
 
-It writes one bot's finished Punk games in stages (1,000, then 10,000, then 100,000 by default; bulk inserts of
-real engine records, tournaments/bench_training_data.py) and after each stage downloads the bot's training
-data in a fresh process (``--measure``), as its owner, through Django's test client: the whole response is
-read a piece at a time and thrown away, as a client saving it to a file would. Each stage prints the lines
-and bytes sent, the time, and the download process's peak resident memory (Linux's VmHWM) beside its
-memory before the request: a download that held its games or lines would grow with them.
+It writes one bot's finished games (``engine.bench.TRAINING_DATA_GAME``) in stages (1,000, then 10,000, then
+100,000 by default; bulk inserts of real engine records, tournaments/bench_training_data.py) and after each
+stage downloads the bot's training data in a fresh process (``--measure``), as its owner, through Django's
+test client: the whole response is read a piece at a time and thrown away, as a client saving it to a file
+would. Each stage prints the lines and bytes sent, the time, and the download process's peak resident
+memory (Linux's VmHWM) beside its memory before the request: a download that held its games or lines would
+grow with them.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +28,7 @@ from django.db import connection
 from django.test import Client
 
 from league.models import Bot
-from tournaments.bench_training_data import GAME, add_games, build_scene
+from tournaments.bench_training_data import GAME, PLAYERS, add_games, build_scene
 
 DEFAULT_SIZES = "1000,10000,100000"
 
@@ -46,15 +48,15 @@ class Command(BaseCommand):
             self.stdout.write(json.dumps(_download(options["measure"])))
             return
         if connection.vendor != "postgresql":
-            raise CommandError("bench_training_data measures PostgreSQL: set DATABASE_URL=postgres://...")
+            raise CommandError("bench_training_data measures PostgreSQL: set DATABASE_URL=postgres://...", returncode=2)
         if not Path("/proc/self/status").exists():
-            raise CommandError("bench_training_data reads peak memory from /proc: it runs on Linux")
+            raise CommandError("bench_training_data reads peak memory from /proc: it runs on Linux", returncode=2)
         sizes = _sizes(options["games"])
         began = time.perf_counter()
         scene = build_scene(token=uuid.uuid4().hex[:6])
         self.stdout.write(
-            f"training data: one {GAME} bot at tables of 3, {len(scene.pool)} distinct games played by the engine "
-            f"in {time.perf_counter() - began:.1f} s"
+            f"training data: one {GAME} bot at tables of {PLAYERS}, {len(scene.pool)} distinct games played by the "
+            f"engine in {time.perf_counter() - began:.1f} s"
         )
         peaks: list[int] = []
         for size in sizes:
@@ -84,9 +86,11 @@ def _sizes(text: str) -> list[int]:
     try:
         sizes = [int(part.replace("_", "")) for part in text.split(",")]
     except ValueError:
-        raise CommandError(f"--games: whole numbers separated by commas, such as {DEFAULT_SIZES}") from None
+        raise CommandError(
+            f"--games: whole numbers separated by commas, such as {DEFAULT_SIZES}", returncode=2
+        ) from None
     if not sizes or sizes != sorted(set(sizes)) or sizes[0] < 1:
-        raise CommandError(f"--games: ascending sizes of 1 or more, such as {DEFAULT_SIZES}")
+        raise CommandError(f"--games: ascending sizes of 1 or more, such as {DEFAULT_SIZES}", returncode=2)
     return sizes
 
 
@@ -122,8 +126,12 @@ def _download(bot_id: int) -> dict[str, Any]:
     response = client.get(f"/api/bots/{bot_id}/training-data/")
     if response.status_code != 200:
         raise CommandError(f"the download answered {response.status_code}")
+    # The test client's response type leaves out what a streamed response has.
+    pieces: Iterable[bytes] | None = getattr(response, "streaming_content", None)
+    if pieces is None:
+        raise CommandError("the download was not streamed")
     lines = size = 0
-    for piece in response.streaming_content:
+    for piece in pieces:
         lines += piece.count(b"\n")
         size += len(piece)
     return {
