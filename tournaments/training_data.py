@@ -25,6 +25,7 @@ from django.db.models import Q, QuerySet
 from engine.decisions import SeatOutcome, seat_decisions, seat_outcome
 from engine.errors import EngineError
 from engine.record import Record
+from engine.verify import ReplayError
 from league.models import Bot
 from tournaments.fields import encode_compact
 from tournaments.models import Entrant, Game, Match, MatchParticipant
@@ -145,8 +146,11 @@ def _game_lines(game: Game, entries: dict[int, BotEntry]) -> Iterator[bytes]:
         except EngineError as exc:
             # A stored record replayed when it was recorded: one that no longer does is the engine's
             # fault, and the download says where, rather than stop short or leave the game out unsaid.
-            logger.error("training data: game %s no longer replays: %s", game.pk, exc)
-            yield head + b'"error":' + _json(f"this game's record no longer replays: {exc}") + b"}\n"
+            # Where only: the engine's reason can name a card no one saw (an engine seat's, an unplayed
+            # one), so it stays out of the line and the log; `python -m engine verify` on the record tells it.
+            where = f"step {exc.step}" if isinstance(exc, ReplayError) and exc.step is not None else "its start"
+            logger.error("training data: game %s no longer replays, from %s", game.pk, where)
+            yield head + b'"error":' + _json(f"this game's record no longer replays, from {where}") + b"}\n"
 
 
 def _outcome_json(outcome: SeatOutcome) -> bytes:

@@ -169,7 +169,8 @@ def test_a_record_that_no_longer_replays_is_said_so_on_a_line_of_its_own() -> No
     lines = lines_of(download(bot, bot.owner))
     errors = [line for line in lines if "error" in line]
     assert [line["game"] for line in errors] == [broken.pk]
-    assert errors[0]["error"].startswith("this game's record no longer replays: ")
+    # Where it breaks, not the engine's reason, which can name a card no one saw.
+    assert errors[0]["error"] == "this game's record no longer replays, from step 1"
     # The broken game's decisions up to the step that breaks stand, and its error line comes last.
     of_broken = [line for line in lines if line["game"] == broken.pk]
     assert of_broken[-1] is errors[0] and all(line["step"] < 1 for line in of_broken[:-1])
@@ -277,13 +278,15 @@ def test_the_filters_keep_one_competition_one_version_and_games_since_a_time() -
     ("query", "errors"),
     [
         ({"competition": "twelve"}, {"competition": ["give a competition's id, a whole number such as 12"]}),
-        ({"competition": "0"}, {"competition": ["Ensure this value is greater than or equal to 1."]}),
-        ({"competition": str(2**70)}, {"competition": [f"Ensure this value is less than or equal to {2**63 - 1}."]}),
+        ({"competition": "0"}, {"competition": ["a competition's id is 1 or more"]}),
+        ({"competition": str(2**70)}, {"competition": ["no competition has so large an id"]}),
         ({"competition": "999999"}, {"competition": ["there is no competition 999999"]}),
         ({"version": "v2"}, {"version": ["give a version's number, a whole number such as 2"]}),
         ({"version": "7"}, {"version": ["{bot} has no version 7"]}),
+        ({"version": "-1"}, {"version": ["versions are numbered from 1"]}),
         ({"since": "last week"}, {"since": ["give a date (2026-11-28) or a date and time (2026-11-28T09:30:00Z)"]}),
         ({"since": "2026-13-01"}, {"since": ["give a date (2026-11-28) or a date and time (2026-11-28T09:30:00Z)"]}),
+        ({"since": "9999-12-31T23:59:59-01:00"}, {"since": ["give a date between the years 1 and 9999"]}),
     ],
 )
 def test_a_bad_filter_is_a_400_that_says_what_to_give(query: dict[str, str], errors: dict[str, list[str]]) -> None:

@@ -36,14 +36,22 @@ class TrainingDataQuerySerializer(serializers.Serializer[Any]):
         min_value=1,
         max_value=_MAX_ID,
         help_text="only the games of this competition (its id)",
-        error_messages={"invalid": "give a competition's id, a whole number such as 12"},
+        error_messages={
+            "invalid": "give a competition's id, a whole number such as 12",
+            "min_value": "a competition's id is 1 or more",
+            "max_value": "no competition has so large an id",
+        },
     )
     version = serializers.IntegerField(
         required=False,
         min_value=1,
         max_value=_MAX_NUMBER,
         help_text="only the games this version of the bot played (its number: 1, 2, ...)",
-        error_messages={"invalid": "give a version's number, a whole number such as 2"},
+        error_messages={
+            "invalid": "give a version's number, a whole number such as 2",
+            "min_value": "versions are numbered from 1",
+            "max_value": "no version has so large a number",
+        },
     )
     since = serializers.DateTimeField(
         required=False,
@@ -51,6 +59,7 @@ class TrainingDataQuerySerializer(serializers.Serializer[Any]):
         "(2026-11-28T09:30:00Z; without a zone, the server's time zone)",
         error_messages={
             "invalid": "give a date (2026-11-28) or a date and time (2026-11-28T09:30:00Z)",
+            "overflow": "give a date between the years 1 and 9999",
         },
     )
 
