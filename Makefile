@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup sandbox browser browser-libs run demo test drill fuzz lint typecheck bench bench-api bench-service bench-short bench-ladder bench-admin bench-live bench-swiss bench-knockout bench-bots bench-train bench-war bench-1923 bench-banter bench-punk bench-sprt clean
+.PHONY: setup sandbox browser browser-libs run demo test drill fuzz lint typecheck bench bench-api bench-service bench-short bench-ladder bench-admin bench-live bench-swiss bench-knockout bench-bots bench-train bench-war bench-1923 bench-banter bench-punk bench-sprt bench-training-data clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -147,6 +147,16 @@ bench-admin: setup
 	createdb -h 127.0.0.1 -U postgres $(ADMIN_DB_NAME)
 	DATABASE_URL=postgres://postgres@127.0.0.1:5432/$(ADMIN_DB_NAME) $(PY) manage.py migrate --noinput -v 0
 	DATABASE_URL=postgres://postgres@127.0.0.1:5432/$(ADMIN_DB_NAME) $(PY) manage.py bench_admin --entrants 1000 --matches 10000
+
+## A bot's training-data download at 1,000, 10,000 and 100,000 of its Punk games (bulk inserts of engine records):
+## lines, time and the download's peak memory at each size (docs/performance.md, "Training data"). A fresh
+## database each time; TRAINING_DB_NAME names it.
+TRAINING_DB_NAME ?= cardclub_bench_training
+bench-training-data: setup
+	dropdb -h 127.0.0.1 -U postgres --if-exists $(TRAINING_DB_NAME)
+	createdb -h 127.0.0.1 -U postgres $(TRAINING_DB_NAME)
+	DATABASE_URL=postgres://postgres@127.0.0.1:5432/$(TRAINING_DB_NAME) $(PY) manage.py migrate --noinput -v 0
+	DATABASE_URL=postgres://postgres@127.0.0.1:5432/$(TRAINING_DB_NAME) $(PY) manage.py bench_training_data --games 1000,10000,100000
 
 ## Live tables: 200 tables of scripted people over HTTP (uvicorn, Redis events), moves/s and the time from a
 ## move's POST to the other seats seeing it, at two paces of play (docs/performance.md). A fresh database.

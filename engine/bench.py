@@ -23,6 +23,9 @@ SERVICE_GAME = "war"
 #: The game of the admin pages' benchmark (make bench-admin): Banter's games carry a breakdown by round (the
 #: race to 40 tricks), the heaviest a match's admin page draws.
 ADMIN_GAME = "banter"
+#: The game of the training-data benchmark (make bench-training-data) and its table: short games with a
+#: decision of every seat each trick, so a hundred thousand of them are quick to write and to replay.
+TRAINING_DATA_GAME = ("punk", 3)
 #: What the live-table benchmark's tables play, in turn, with their options (make bench-live).
 LIVE_GAMES: tuple[tuple[str, dict[str, object]], ...] = (("1923", {"mode": "set"}), ("punk", {}))
 

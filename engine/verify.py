@@ -36,6 +36,19 @@ def replay(record: Record, *, on_step: Any = None) -> tuple[Game, Any]:
 
     ``on_step(state)`` is called after the start and after every step (public views use it).
     """
+    game, state, auto = start_replay(record)
+    if on_step is not None:
+        on_step(state)
+    for index, step in enumerate(record.actions):
+        apply_step(game, state, index, checked_step(game, state, auto, index, step))
+        if on_step is not None:
+            on_step(state)
+    return game, state
+
+
+def start_replay(record: Record) -> tuple[Game, Any, frozenset[int]]:
+    """The record's game, its start state and the seats the engine plays; :class:`ReplayError` if the
+    record's game, seats, options or deal are not ones the engine plays."""
     try:
         game = get_game(record.game)
         check_players(game, record.players)
@@ -47,30 +60,32 @@ def replay(record: Record, *, on_step: Any = None) -> tuple[Game, Any]:
         raise
     except EngineError as exc:
         raise ReplayError(str(exc)) from None
-    auto = game.auto_seats(options, record.players)
-    state = game.new_state(options, record.players, record.seed, deal)
-    if on_step is not None:
-        on_step(state)
-    for index, step in enumerate(record.actions):
-        if game.is_over(state):
-            raise ReplayError("the game was already over", index)
-        seats = game.to_act(state)
-        if len(step) != len(seats):
-            raise ReplayError(f"expected actions for seats {list(seats)}, got {len(step)} action(s)", index)
-        for seat, action in zip(seats, step, strict=True):
-            if seat in auto:
-                expected = game.auto_action(state, seat)
-                if action != expected:
-                    raise ReplayError(f"seat {seat} is the engine's: it plays {expected!r}, not {action!r}", index)
-        try:
-            game.apply(state, dict(zip(seats, step, strict=True)))
-        except EngineError as exc:
-            # An illegal action, or a deal that cannot serve this step (a listed Banter reshuffle
-            # that is not an order of the discard pile): either way this step is where it breaks.
-            raise ReplayError(str(exc), index) from None
-        if on_step is not None:
-            on_step(state)
-    return game, state
+    return game, game.new_state(options, record.players, record.seed, deal), game.auto_seats(options, record.players)
+
+
+def checked_step(game: Game, state: Any, auto: frozenset[int], index: int, step: list[str]) -> dict[int, str]:
+    """Step ``index``'s actions by seat, once they fit the state: the right seats, the engine's own
+    seats playing what the engine plays. Whether each is legal is for :func:`apply_step`."""
+    if game.is_over(state):
+        raise ReplayError("the game was already over", index)
+    seats = game.to_act(state)
+    if len(step) != len(seats):
+        raise ReplayError(f"expected actions for seats {list(seats)}, got {len(step)} action(s)", index)
+    for seat, action in zip(seats, step, strict=True):
+        if seat in auto:
+            expected = game.auto_action(state, seat)
+            if action != expected:
+                raise ReplayError(f"seat {seat} is the engine's: it plays {expected!r}, not {action!r}", index)
+    return dict(zip(seats, step, strict=True))
+
+
+def apply_step(game: Game, state: Any, index: int, actions: dict[int, str]) -> None:
+    try:
+        game.apply(state, actions)
+    except EngineError as exc:
+        # An illegal action, or a deal that cannot serve this step (a listed Banter reshuffle
+        # that is not an order of the discard pile): either way this step is where it breaks.
+        raise ReplayError(str(exc), index) from None
 
 
 def verify(record: Record) -> Verdict:
@@ -79,6 +94,11 @@ def verify(record: Record) -> Verdict:
         game, state = replay(record)
     except ReplayError as exc:
         return Verdict(False, exc.reason, exc.step)
+    return end_verdict(game, state, record)
+
+
+def end_verdict(game: Game, state: Any, record: Record) -> Verdict:
+    """Whether the state the record's steps led to is where the record says it ended, with its result."""
     end = len(record.actions)
     forfeit = record.forfeit
     if forfeit is not None:

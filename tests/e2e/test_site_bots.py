@@ -10,6 +10,7 @@ the uploaded file in the sandbox as a worker would (tests/e2e/test_sandboxed_bot
 from __future__ import annotations
 
 import io
+import json
 import re
 import zipfile
 from pathlib import Path
@@ -271,3 +272,28 @@ def test_an_upload_through_the_page_is_checked_by_a_real_worker_and_the_page_fol
     expect(versions.locator(".pill")).to_have_text("ready", timeout=90_000)
     expect(versions.locator("pre.bot-log")).to_contain_text("deciding 0")
     assert client_for(ann.user).get(f"/api/bots/{bot.pk}/versions/1/").json()["status"] == "ready"
+
+
+def test_the_owner_downloads_the_bot_s_training_data_from_its_page(page: Page, live_server: Any) -> None:
+    base = live_server.url
+    ann = player_create(username="ann", password="a-long-password-1")
+    bot = bot_create(owner=ann, name="Punky", game="punk")
+    version = bot_version_create_builtin(bot=bot, strategy="random")
+    competition = CompetitionFactory(game="punk", players_per_match=3, name="Punk night")
+    entrant_join(competition=competition, bot_version=version)
+    for name in ("House bot", "Other bot"):
+        EntrantFactory(competition=competition, name=name)
+    competition_start(competition=competition)
+    match_play(match_id=Match.objects.get(competition=competition).pk)
+    sign_in(page, base, "ann", "a-long-password-1")
+    page.get_by_role("link", name="Punky").click()
+    link = page.get_by_role("link", name="Download training data")
+    expect(link).to_be_visible()
+    check_page(page, "bot-training-data")
+    with page.expect_download() as download:
+        link.click()
+    assert download.value.suggested_filename == f"punky-{bot.pk}-training-data.jsonl"
+    lines = Path(download.value.path()).read_text().splitlines()
+    # Punk at three: seven tricks, a decision of Punky's in each, every one from Punky's own seat.
+    assert len(lines) == 7
+    assert {json.loads(line)["observation"]["seat"] for line in lines} == {json.loads(lines[0])["seat"]}

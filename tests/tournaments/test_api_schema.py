@@ -33,6 +33,8 @@ MAIN_PATHS = {
     "/api/bots/{bot_pk}/versions/{number}/": {"get"},
     "/api/bots/{bot_pk}/versions/{number}/log/": {"get"},
     "/api/bots/{bot_pk}/versions/{number}/reinstate/": {"post"},
+    # A bot's training data (issue 26, docs/training-data.md).
+    "/api/bots/{id}/training-data/": {"get"},
     "/api/clubs/": {"get", "post"},
     "/api/clubs/{id}/": {"get", "patch"},
     "/api/clubs/{club_pk}/members/": {"get", "post"},
@@ -157,6 +159,7 @@ READS_THAT_REFUSE = {
     ("get", "/api/games/{id}/record/"),
     ("get", "/api/matches/{id}/table/"),
     ("get", "/api/bots/{bot_pk}/versions/{number}/log/"),
+    ("get", "/api/bots/{id}/training-data/"),
     ("get", "/api/matches/{match_pk}/transcripts/"),
     ("get", "/api/matches/{match_pk}/transcripts/{number}/"),
     ("get", "/api/tournaments/{competition_pk}/disputes/"),

@@ -453,3 +453,16 @@ def test_the_new_version_page_and_a_versions_page_cost_a_fixed_number_of_queries
     # The versions part: the session, the user, the bot, its versions and the newest one's log.
     with django_assert_num_queries(5):
         assert client.get(reverse("site:bot-versions", args=[bot.pk])).status_code == 200
+
+
+def test_a_bots_page_links_its_training_data_for_a_game_with_decisions_only(client: Client, ann: Player) -> None:
+    punk = BotFactory(owner=ann, game="punk")
+    war = BotFactory(owner=ann, game="war")
+    for bot in (punk, war):
+        BotVersionFactory(bot=bot, number=1)
+        played_matches(bot, 1)
+    signed_in(client, ann)
+    link = f'href="/api/bots/{punk.pk}/training-data/" download>Download training data</a>'
+    assert link in client.get(reverse("site:bot", args=[punk.pk])).content.decode()
+    # War asks no one anything: its download would be empty.
+    assert "training-data" not in client.get(reverse("site:bot", args=[war.pk])).content.decode()

@@ -13,6 +13,7 @@ from tournaments.api.games import GameViewSet
 from tournaments.api.live import MatchMoveView, MatchTableView, MyMatchesView, match_events
 from tournaments.api.matches import MatchRaceViewSet, MatchSetViewSet, MatchViewSet
 from tournaments.api.tables import RoundViewSet, StandingViewSet
+from tournaments.api.training_data import BotTrainingDataView
 from tournaments.api.transcripts import DisputeViewSet, TranscriptViewSet
 
 # Path converters rather than regexes, so every id in the schema is typed as an integer.
@@ -45,4 +46,10 @@ urlpatterns += [
     path("tournaments/<int:pk>/games.jsonl", CompetitionGamesExportView.as_view(), name="competition-games-export"),
     path("tournaments/<int:pk>/export/", CompetitionExportView.as_view(), name="competition-export"),
     path("tournaments/import/", CompetitionImportView.as_view(), name="competition-import"),
+]
+
+# A bot's training data (docs/training-data.md): under the bot, streamed, and reading games, so here rather
+# than in league's routes (tournaments depends on league, never the other way).
+urlpatterns += [
+    path("bots/<int:pk>/training-data/", BotTrainingDataView.as_view(), name="bot-training-data"),
 ]

@@ -24,6 +24,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from rest_framework.request import Request
 
 from config.throttles import BotVersionThrottle
+from engine.games import UnknownGame, get_game
 from engine.sandbox.code import MAX_UPLOAD_BYTES
 from league.models import Bot, BotVersion
 from league.selectors import player_of_user
@@ -206,7 +207,16 @@ def bot_page_context(request: HttpRequest, bot: Bot) -> dict[str, object]:
         **versions_context(bot),
         "matches": matches,
         "match_lines": [match_line(seat) for seat in matches],
+        # A game that asks no one anything (War) has no decisions to learn from: no link to an empty file.
+        "training_data": _has_decisions(bot.game),
     }
+
+
+def _has_decisions(game: str) -> bool:
+    try:
+        return get_game(game).DECISIONS
+    except UnknownGame:  # a game no longer registered here (tests/tournaments/test_unknown_game.py)
+        return False
 
 
 def versions_context(bot: Bot) -> dict[str, object]:
