@@ -160,6 +160,16 @@ class BotVersionThrottle(_Throttle):
         return str(request.user.pk) if request.user.is_authenticated else self.get_ident(request)
 
 
+class TrainingDataThrottle(_Throttle):
+    """Downloads of a bot's training data, per user: each replays every game it sends, about a millisecond of a
+    web worker's CPU a game, so a loop of whole downloads would hold workers for minutes at a time."""
+
+    scope = "training_data"
+
+    def get_cache_key(self, request: Request, view: APIView | None) -> str | None:
+        return str(request.user.pk) if request.user.is_authenticated else None
+
+
 class LoginAddressThrottle(_Throttle):
     """Sign-in attempts from one client address, whatever the username (guessing across accounts)."""
 

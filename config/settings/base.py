@@ -292,6 +292,7 @@ REST_FRAMEWORK: dict[str, Any] = {
             "login_username": "10/minute",
             "register": "30/hour",
             "calendar": "60/hour",
+            "training_data": "20/hour",
         },
     ),
     # How many proxies in front append to X-Forwarded-For: 0 takes the peer's address, so a client

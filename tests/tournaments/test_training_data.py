@@ -366,3 +366,18 @@ def test_the_benchmark_s_games_are_real_records_of_its_bot_every_one_downloaded(
     lines = lines_of(download(scene.bot, scene.owner))
     # Punk at three: 7 tricks, one decision of the bot's each; its seat rotates.
     assert len(lines) == 130 * 7 and {line["seat"] for line in lines} == {0, 1, 2}
+
+
+def test_downloads_past_the_hourly_rate_are_a_429_that_says_when_to_come_back(settings: Any) -> None:
+    """Each download replays every game it sends: a loop of them is cut off per person, not per bot."""
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {"training_data": "2/hour"}}
+    bot, _ = a_bot("punk")
+    other, _ = a_bot("punk")
+    other.owner = bot.owner
+    other.save(update_fields=["owner"])
+    answers = [download(bot, bot.owner), download(other, bot.owner), download(bot, bot.owner)]
+    assert [answer.status_code for answer in answers] == [200, 200, 429]
+    assert 0 < int(answers[2]["Retry-After"]) <= 3600
+    # Someone else's downloads count on their own.
+    someone = BotFactory(game="punk")
+    assert download(someone, someone.owner).status_code == 200

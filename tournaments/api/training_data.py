@@ -18,6 +18,7 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 
 from config.schema import errors
+from config.throttles import AnonymousReadThrottle, TrainingDataThrottle, UserWriteThrottle
 from league.api.permissions import is_bot_owner
 from league.models import Bot, BotVersion
 from tournaments.api.renderers import CSVErrorsAsJSON, JSONLinesRenderer
@@ -71,6 +72,7 @@ def _filename(bot: Bot) -> str:
 class BotTrainingDataView(CSVErrorsAsJSON):
     permission_classes = [IsAuthenticated]
     renderer_classes = [JSONLinesRenderer, JSONRenderer]
+    throttle_classes = [AnonymousReadThrottle, UserWriteThrottle, TrainingDataThrottle]
 
     def permission_denied(self, request: Request, message: str | None = None, code: str | None = None) -> NoReturn:
         # DRF's own words for a signed-out caller say nothing of what to sign in as.
