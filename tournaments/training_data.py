@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.db.models import Q, QuerySet
+from django.db.models import QuerySet
 
 from engine.decisions import SeatOutcome, seat_decisions, seat_outcome
 from engine.errors import EngineError
@@ -28,6 +28,7 @@ from engine.record import Record
 from engine.verify import ReplayError
 from league.models import Bot
 from tournaments.fields import encode_compact
+from tournaments.game_exports import GameKey, after_game, game_chunks
 from tournaments.models import Entrant, Game, Match, MatchParticipant
 
 logger = logging.getLogger(__name__)
@@ -65,17 +66,15 @@ def bot_entries(bot: Bot, wanted: TrainingFilter) -> dict[int, BotEntry]:
     return {entrant: BotEntry(competition, version) for entrant, competition, version in rows}
 
 
-def _games(entrant_ids: list[int], since: datetime | None, after: tuple[int, int] | None) -> QuerySet[Game]:
+def _games(entrant_ids: list[int], since: datetime | None, after: GameKey | None) -> QuerySet[Game]:
     # A subquery rather than a join through the participants: one row per game even where two of the
     # bot's versions sat at one table.
     matches = MatchParticipant.objects.filter(entrant_id__in=entrant_ids)
     games = Game.objects.filter(match__status=Match.Status.DONE)
     if after is not None:
-        match_id, number = after
-        # ``match_id >=`` on its own (and in the subquery) is what PostgreSQL starts its index scans at; with
-        # only the condition after it, each chunk read the indexes from their start and filtered.
-        matches = matches.filter(match_id__gte=match_id)
-        games = games.filter(match_id__gte=match_id).filter(Q(match_id__gt=match_id) | Q(number__gt=number))
+        # The subquery starts where the chunk does too, for the same reason as after_game's own condition.
+        matches = matches.filter(match_id__gte=after[0])
+        games = after_game(games, after)
     games = games.filter(match_id__in=matches.values("match_id"))
     if since is not None:
         games = games.filter(recorded_at__gte=since)
@@ -87,17 +86,8 @@ def training_game_chunks(
 ) -> Iterator[list[Game]]:
     """The done games these entrants played, chunk by chunk in match order (one query a chunk)."""
     if not entrant_ids:
-        return
-    size = chunk or CHUNK
-    after: tuple[int, int] | None = None
-    while True:
-        rows = list(_games(entrant_ids, since, after)[:size])
-        if not rows:
-            return
-        yield rows
-        if len(rows) < size:
-            return
-        after = (rows[-1].match_id, rows[-1].number)
+        return iter(())
+    return game_chunks(lambda after: _games(entrant_ids, since, after), chunk or CHUNK)
 
 
 def training_lines(bot: Bot, wanted: TrainingFilter, *, chunk: int | None = None) -> Iterator[bytes]:
