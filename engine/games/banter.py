@@ -25,9 +25,12 @@ normalised deal lists both (an empty list for none). Each order must be exactly
 the cards of the discard pile it replaces, which only play decides: a mismatch
 raises ``DealError`` when that reshuffle comes. A listed reshuffle draws
 nothing from the generator, so a seeded game and the same game from an
-explicit deal listing its reshuffles play identically; reshuffles beyond the
-listed ones are shuffled from the seed as above. A deal without the key
-normalises without it.
+explicit deal listing its reshuffles play identically, once they have the same
+first leader; reshuffles beyond the listed ones are shuffled from the seed as
+above. A deal without the key normalises without it. With a deal given,
+``first_lead=seed`` is the seed's first draw (no set-up shuffle comes before
+it), so the seed's own game replayed from its deal (``PROFILE.table_deal``)
+may need another seed: ``PROFILE.table_seed`` finds one.
 
 Actions: ``SPEND 7H`` and ``STOP`` (upgrade phase), ``BIN 7H`` (after each SPEND),
 ``PLAY 7H`` (tricks). Exactly one seat acts at a time, and a seat is asked even
@@ -77,6 +80,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from itertools import chain, count
 from typing import Any, NoReturn
 
 from engine.cards import check_multiset, parse_cards, standard_deck
@@ -171,6 +175,8 @@ class BanterState(GameState):
     rng: Rng
     max_rounds: int
     first_lead: int
+    #: True when the seed drew ``first_lead`` (``first_lead=seed``), False when the option fixed it.
+    lead_drawn: bool
     #: Per seat, top first.
     draw: list[list[str]]
     #: Per seat, top first.
@@ -207,9 +213,12 @@ class BanterState(GameState):
     play_on_rounds: list[int] = field(default_factory=list)
     upgrades: list[int] = field(default_factory=lambda: [0, 0])
     reshuffles: list[int] = field(default_factory=lambda: [0, 0])
-    #: Per seat, the draw pile its latest reshuffle made, top first: what a transcript lists for it.
-    #: Known from the rest of the state only with the hand it fed, so kept; it takes no part in comparing.
-    reshuffled: list[tuple[str, ...]] = field(default_factory=lambda: [(), ()], compare=False)
+    #: Per seat, the draw pile each of its reshuffles made, in order, top first: what a transcript lists for
+    #: them (``_table_deal``, ``_unlisted_reshuffle``). Known from the rest of the state only with the hands
+    #: they fed, so kept; history, not position, so it takes no part in comparing.
+    reshuffled: list[tuple[tuple[str, ...], ...]] = field(default_factory=lambda: [(), ()], compare=False)
+    #: Per seat, the draw pile (the Active 13) and the deck as dealt, top first; the same in comparing.
+    dealt_piles: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = field(default=(), compare=False)
     drawn_tricks: int = 0
     # Sorted views of the hidden-order piles, rebuilt only when a pile changes. They are
     # functions of the piles' contents, so they take no part in comparing states.
@@ -360,6 +369,7 @@ def new_state(
         rng=rng,
         max_rounds=int(options["max_rounds"]),
         first_lead=first_lead,
+        lead_drawn=options["first_lead"] == "seed",
         draw=[piles[0][0], piles[1][0]],
         deck=[piles[0][1], piles[1][1]],
         discard=[[], []],
@@ -369,6 +379,7 @@ def new_state(
         trick_leader=first_lead,
         actor=first_lead,
         listed_reshuffles=listed,
+        dealt_piles=tuple((tuple(draw), tuple(deck)) for draw, deck in piles),
     )
     for seat in (0, 1):
         state.deck_view[seat] = canonical_sorted(state.deck[seat])
@@ -404,7 +415,7 @@ def _draw_hand(state: BanterState, seat: int) -> None:
             state.rng.shuffle(pile)
         state.discard[seat] = []
         state.reshuffles[seat] = number + 1
-        state.reshuffled[seat] = tuple(pile)
+        state.reshuffled[seat] += (tuple(pile),)
         missing = HAND_SIZE - len(hand)
         hand += pile[:missing]
         del pile[:missing]
@@ -797,7 +808,7 @@ def _unlisted_reshuffle(state: BanterState) -> DealPart | None:
     for seat in (0, 1):
         listed = len(state.listed_reshuffles[seat])
         if state.reshuffles[seat] > listed:
-            pile = state.reshuffled[seat]
+            pile = state.reshuffled[seat][-1]
             return DealPart(
                 ("reshuffles", str(seat), listed),
                 f"discard pile shuffled into a new draw pile (reshuffle {listed + 1}), top card first",
@@ -806,6 +817,25 @@ def _unlisted_reshuffle(state: BanterState) -> DealPart | None:
                 canonical_sorted(pile),
             )
     return None
+
+
+def _table_deal(state: BanterState) -> dict[str, Any]:
+    """Both seats' piles as dealt and every reshuffle so far, in the form ``parse_deal`` normalises to."""
+    return {
+        "piles": [{"draw": list(draw), "deck": list(deck)} for draw, deck in state.dealt_piles],
+        "reshuffles": {str(seat): [list(pile) for pile in state.reshuffled[seat]] for seat in (0, 1)},
+    }
+
+
+def _table_seed(state: BanterState, seed: int) -> int:
+    """A seed whose first draw names the same first leader: with a deal given, ``first_lead=seed`` is drawn
+    before anything else, while the seed's own deal draws it after both seats' shuffles (module docstring).
+    Nothing else of a game whose deal lists every reshuffle comes from the seed. The nearest such seed at or
+    below ``seed`` (a fair draw finds one in a try or two), else above it."""
+    if not state.lead_drawn:
+        return seed
+    candidates = chain(range(seed, -1, -1), count(seed + 1))
+    return next(number for number in candidates if Rng(number).below(2) == state.first_lead)
 
 
 PROFILE = LeagueProfile(
@@ -818,4 +848,6 @@ PROFILE = LeagueProfile(
     unlisted_shuffles=_unlisted_reshuffles,
     table_deal_parts=_table_deal_parts,
     unlisted_deal_part=_unlisted_reshuffle,
+    table_deal=_table_deal,
+    table_seed=_table_seed,
 )

@@ -212,6 +212,9 @@ class Nineteen23State(GameState):
     over: bool = False
     match_winners: tuple[int, ...] = ()
     capped: bool = False
+    #: Every set's deck so far, set 1 first, listed or shuffled from the seed: what a transcript lists
+    #: (``_table_deal``). History, not position, so it takes no part in comparing states.
+    dealt_sets: tuple[tuple[str, ...], ...] = field(default=(), compare=False)
     #: The spectator's view of this step, built on first use; every change to the state drops it.
     public_view: dict[str, Any] | None = field(default=None, compare=False, repr=False)
     #: The part of it that only changes between games: dropped when a game is dealt or the match ends.
@@ -348,6 +351,7 @@ def _start_set(state: Nineteen23State) -> None:
         deck = _full_set_deck(state.decks)
         state.rng.shuffle(deck)
         state.deck = tuple(deck)
+    state.dealt_sets += (state.deck,)
     players = state.players
     state.top = 0
     state.revealed = ()
@@ -770,6 +774,11 @@ def _unlisted_set(state: Nineteen23State) -> DealPart | None:
     return _set_deck_part(state.set_number, state.decks)
 
 
+def _table_deal(state: Nineteen23State) -> dict[str, Any]:
+    """The deck of every set dealt so far, the one being played included (RULES.md "Sets and decks")."""
+    return {"sets": [list(deck) for deck in state.dealt_sets]}
+
+
 PROFILE = LeagueProfile(
     label="1923",
     order=(
@@ -781,4 +790,5 @@ PROFILE = LeagueProfile(
     unlisted_shuffles=_unlisted_sets,
     table_deal_parts=_table_deal_parts,
     unlisted_deal_part=_unlisted_set,
+    table_deal=_table_deal,
 )

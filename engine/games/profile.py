@@ -10,7 +10,9 @@ reads the game's :class:`LeagueProfile` and loops over it (docs/engine-interface
   table) or into a race to a target (Banter's race to 40), or not at all;
 * what a game played with real cards must list in its transcript beyond what the
   engine checks for any deal, and how its deal is written down list by list (the
-  step-by-step transcript form asks for each list of cards in turn).
+  step-by-step transcript form asks for each list of cards in turn);
+* the deal a game played from a seed was dealt, written down as a table deals it,
+  so that the game goes in as a transcript (engine/env's ``transcript()``).
 
 Every callable here takes the result as its JSON (``Result.to_json``, as stored in a
 record), so the service can call it on what it reads back from the database.
@@ -143,6 +145,10 @@ def _no_part(*_: Any) -> DealPart | None:
     return None
 
 
+def _same_seed(_: Any, seed: int) -> int:
+    return seed
+
+
 @dataclass(frozen=True)
 class LeagueProfile:
     """A game as the league sees it (docs/engine-interface.md, "The league profile")."""
@@ -168,6 +174,15 @@ class LeagueProfile:
     #: set's deck, a discard pile shuffled again), or None. The form asks for it before play goes on, then
     #: replays with it listed: a listed deck takes the place of the seed's shuffle at the same moment.
     unlisted_deal_part: Callable[[Any], DealPart | None] = _no_part
+    #: Every deck a state's game has dealt so far (the first deal, 1923's later sets, Banter's reshuffles), as
+    #: the explicit deal ``parse_deal`` accepts and a table would have written down: replayed with it, the game
+    #: shuffles nothing from the seed (``unlisted_shuffles`` finds nothing). None: the game cannot say, so a game
+    #: it played from a seed cannot go in as a transcript.
+    table_deal: Callable[[Any], dict[str, Any]] | None = None
+    #: The seed to replay ``table_deal(state)`` with, given the seed the state was dealt from, so that what the
+    #: seed still decides beside a full deal comes out the same (Banter's first lead drawn from the seed; Punk's
+    #: dummy keeps its seed). The seed itself unless the seed is drawn on differently once a deal is given.
+    table_seed: Callable[[Any, int], int] = _same_seed
 
     def __post_init__(self) -> None:
         keys = [f.key for f in self.order]

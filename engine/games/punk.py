@@ -372,6 +372,16 @@ def _table_deal_parts(options: Mapping[str, Any], players: int) -> tuple[DealPar
     return tuple(DealPart(("hands", seat), "hand, in any order", size, seat) for seat in range(players))
 
 
+def _table_deal(state: PunkState) -> dict[str, Any]:
+    """Every hand as dealt: what it holds now and every card it played, in the hand's order (any order deals
+    the same game, since hands are kept sorted). The dummy's draws come from the seed whatever the deal."""
+    dealt = [list(hand) for hand in state.hands]
+    for played in state.tricks:
+        for seat, card in enumerate(played):
+            dealt[seat].append(card)
+    return {"hands": [sorted(hand, key=_HAND_ORDER.__getitem__) for hand in dealt]}
+
+
 PROFILE = LeagueProfile(
     label="Punk",
     order=(
@@ -379,4 +389,5 @@ PROFILE = LeagueProfile(
         Figure("total_score", "Total score", of_game=lambda result, seat: int(result["scores"][seat])),
     ),
     table_deal_parts=_table_deal_parts,
+    table_deal=_table_deal,
 )

@@ -10,7 +10,7 @@ tell a win from a tie.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from engine.cards import STANDARD_SUITS, check_multiset, parse_cards, standard_deck
@@ -54,6 +54,7 @@ def _decode(code: int) -> str:
 
 
 _CANONICAL_DECK = tuple(_encode(c) for c in standard_deck())
+_SORTED_DECK = sorted(standard_deck())
 
 
 @dataclass
@@ -68,6 +69,9 @@ class WarState(GameState):
     over: bool = False
     winner: int | None = None
     capped: bool = False
+    #: Both hands as dealt, stacks as ``hands`` holds them (top last): what a transcript lists (``_table_deal``).
+    #: History, not position, so it takes no part in comparing states.
+    dealt: tuple[tuple[int, ...], ...] = field(default=(), compare=False)
 
     def cards(self) -> list[str]:
         """Every card in play, for conservation checks."""
@@ -126,7 +130,13 @@ def new_state(
             Rng(seed).shuffle(deck)
         # P1 takes deck[0], deck[2], ... each pushed on top, so deck[50] is P1's top card.
         hands = [deck[0::2], deck[1::2]]
-    return WarState(hands=hands, used=[[], []], table=[], max_rounds=int(options["max_rounds"]))
+    return WarState(
+        hands=hands,
+        used=[[], []],
+        table=[],
+        max_rounds=int(options["max_rounds"]),
+        dealt=(tuple(hands[0]), tuple(hands[1])),
+    )
 
 
 def extra_seats(raw_options: Mapping[str, object]) -> int:
@@ -293,6 +303,18 @@ def _table_deal_problem(deal: Mapping[str, Any], options: Mapping[str, Any], pla
     return ""
 
 
+def _table_deal(state: WarState) -> dict[str, Any]:
+    """The deck the hands were dealt from; hands only when they are not one deck's two halves (a test's deal)."""
+    first, second = state.dealt
+    if len(first) == len(second) == 26:
+        # new_state deals deck[0::2] and deck[1::2]: interleaving the hands gives the deck back.
+        deck = [_decode(code) for pair in zip(first, second, strict=True) for code in pair]
+        if sorted(deck) == _SORTED_DECK:
+            return {"deck": deck}
+    # A hand is listed top first; a stack's top is its end.
+    return {"hands": [[_decode(code) for code in reversed(hand)] for hand in state.dealt]}
+
+
 def _table_deal_parts(options: Mapping[str, Any], players: int) -> tuple[DealPart, ...]:
     # RULES.md War: the deck is dealt one card at a time, the first to seat 0.
     label = "the deck, top card first (dealt one at a time, the first card to the first seat)"
@@ -315,4 +337,5 @@ PROFILE = LeagueProfile(
     ),
     table_deal_problem=_table_deal_problem,
     table_deal_parts=_table_deal_parts,
+    table_deal=_table_deal,
 )

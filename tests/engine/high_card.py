@@ -210,8 +210,20 @@ def _trick_rows(result: ResultJSON) -> list[Row]:
     ]
 
 
+def table_deal(state: HighCardState) -> dict[str, Any]:
+    """The deck as dealt: each seat's cards (its hand and every card it played) back at its positions, then the
+    undealt rest. The order of one seat's cards is lost to sorting, and any order of them deals the same game."""
+    held = [list(hand) for hand in state.hands]
+    for played in state.tricks:
+        for seat, card in enumerate(played):
+            held[seat].append(card)
+    dealt = [card for round_ in zip(*held, strict=True) for card in round_]
+    return {"deck": dealt + state.undealt}
+
+
 PROFILE = LeagueProfile(
     label="High card",
     order=(MATCH_POINTS, Figure("tricks", "Tricks taken", of_game=_tricks_taken)),
     breakdown=SetTable(columns=(Column("rank", "Rank played"), Column("took", "Took it")), rows=_trick_rows),
+    table_deal=table_deal,
 )

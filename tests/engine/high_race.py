@@ -37,4 +37,5 @@ PROFILE = LeagueProfile(
         ),
     ),
     breakdown=Race(target=TARGET, rows=_race, marked_label="after the race was won"),
+    table_deal=table_deal,  # noqa: F405 (high card's, with the rest of its rules)
 )
