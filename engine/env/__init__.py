@@ -7,7 +7,8 @@ in the engine or the service imports this package, so a server runs without them
 * :func:`parallel_env`: PettingZoo's parallel API, every seat the step asks deciding at once;
 * :func:`gym_env`: Gymnasium's single-agent API, one learner against built-in, sandboxed or HTTP bots.
 
-All three play through :class:`engine.referee.LiveGame`, so ``env.record()`` is the engine's own record.
+All three play through :class:`engine.referee.LiveGame`, so ``env.record()`` is the engine's own record,
+and ``env.transcript()`` the same game with its deal written out as a table deals it.
 """
 
 from __future__ import annotations

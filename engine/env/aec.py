@@ -73,6 +73,11 @@ class CardGameAEC(AECEnv):  # type: ignore[misc]
         """The engine's record of the game (complete once it is over): it verifies, and the server takes it."""
         return self.table.record()
 
+    def transcript(self) -> Record:
+        """The same record with the deal written out as a table deals it (every deck, later sets and reshuffles
+        included), so a game dealt from a seed goes in as a transcript (docs/training.md, "Parity")."""
+        return self.table.transcript()
+
     def close(self) -> None:
         """Nothing outside this process is held."""
 

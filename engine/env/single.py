@@ -93,6 +93,11 @@ class CardGameEnv(gymnasium.Env[dict[str, Any], np.int64]):
         """The engine's record of the game (complete once it is over): it verifies, and the server takes it."""
         return self.table.record()
 
+    def transcript(self) -> Record:
+        """The same record with the deal written out as a table deals it (every deck, later sets and reshuffles
+        included), so a game dealt from a seed goes in as a transcript (docs/training.md, "Parity")."""
+        return self.table.transcript()
+
     def close(self) -> None:
         """Stops the sandboxed and HTTP opponents."""
         self.opponents.close()

@@ -10,6 +10,7 @@ a result to rewards.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 import numpy.typing as npt
@@ -185,3 +186,18 @@ class Table:
     def record(self) -> Record:
         """The engine's record of the game so far: complete, with its result, once it is over."""
         return self.live.record()
+
+    def transcript(self) -> Record:
+        """The same game with its deal written out as a table would have dealt it: every deck it has used so
+        far, each later set and reshuffle included, in the form ``parse_deal`` takes (the game profile's
+        ``table_deal``). It verifies with the same actions and result as :meth:`record`, and its deal is what
+        the server asks of a transcript (docs/transcripts.md), so a game dealt from a seed goes in as one."""
+        live = self.live
+        profile = self.game.PROFILE
+        if profile.table_deal is None:
+            raise TableError(
+                f"{self.game.NAME} cannot write down the deal of a game it dealt from a seed (its league profile "
+                "has no table_deal): deal it from an explicit deal and use record()"
+            )
+        deal = self.game.parse_deal(profile.table_deal(live.state), self.options, self.players)
+        return replace(live.record(), seed=profile.table_seed(live.state, live.seed), deal=deal)
