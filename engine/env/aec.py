@@ -14,11 +14,10 @@ from pettingzoo import AECEnv
 
 from engine.env.seeds import SeedStream
 from engine.env.spaces import action_space, observation_space
-from engine.env.table import Table, agent_name
-from engine.record import Record
+from engine.env.table import Table, TableRecords, agent_name
 
 
-class CardGameAEC(AECEnv):  # type: ignore[misc]
+class CardGameAEC(TableRecords, AECEnv):  # type: ignore[misc]
     metadata = {"name": "cardclub_aec_v0", "render_modes": [], "is_parallelizable": True}
 
     def __init__(self, game: str, players: int | None = None, **options: object) -> None:
@@ -68,15 +67,6 @@ class CardGameAEC(AECEnv):  # type: ignore[misc]
         self._cumulative_rewards[agent] = 0.0
         self._refresh()
         self._accumulate_rewards()
-
-    def record(self) -> Record:
-        """The engine's record of the game (complete once it is over): it verifies, and the server takes it."""
-        return self.table.record()
-
-    def transcript(self) -> Record:
-        """The same record with the deal written out as a table deals it (every deck, later sets and reshuffles
-        included), so a game dealt from a seed goes in as a transcript (docs/training.md, "Parity")."""
-        return self.table.transcript()
 
     def close(self) -> None:
         """Nothing outside this process is held."""

@@ -14,11 +14,10 @@ from pettingzoo import ParallelEnv
 
 from engine.env.seeds import SeedStream
 from engine.env.spaces import action_space, observation_space
-from engine.env.table import Table, TableError, agent_name
-from engine.record import Record
+from engine.env.table import Table, TableError, TableRecords, agent_name
 
 
-class CardGameParallel(ParallelEnv):  # type: ignore[misc]
+class CardGameParallel(TableRecords, ParallelEnv):  # type: ignore[misc]
     metadata = {"name": "cardclub_parallel_v0", "render_modes": []}
 
     def __init__(self, game: str, players: int | None = None, **options: object) -> None:
@@ -66,15 +65,6 @@ class CardGameParallel(ParallelEnv):  # type: ignore[misc]
         if over:
             self.agents = []
         return observations, rewards, terminations, truncations, infos
-
-    def record(self) -> Record:
-        """The engine's record of the game (complete once it is over): it verifies, and the server takes it."""
-        return self.table.record()
-
-    def transcript(self) -> Record:
-        """The same record with the deal written out as a table deals it (every deck, later sets and reshuffles
-        included), so a game dealt from a seed goes in as a transcript (docs/training.md, "Parity")."""
-        return self.table.transcript()
 
     def close(self) -> None:
         """Nothing outside this process is held."""

@@ -19,13 +19,12 @@ from engine.agents import AgentFailure
 from engine.env.opponents import Opponents, OpponentSpec
 from engine.env.seeds import whole_seed
 from engine.env.spaces import action_space, observation_space
-from engine.env.table import Table, TableError
+from engine.env.table import Table, TableError, TableRecords
 from engine.errors import PlayerCountError
 from engine.games import get_game, seats_for
-from engine.record import Record
 
 
-class CardGameEnv(gymnasium.Env[dict[str, Any], np.int64]):
+class CardGameEnv(TableRecords, gymnasium.Env[dict[str, Any], np.int64]):
     metadata = {"render_modes": []}
 
     def __init__(
@@ -88,15 +87,6 @@ class CardGameEnv(gymnasium.Env[dict[str, Any], np.int64]):
         over = self._ended = table.is_over()
         reward = table.rewards()[self.seat] if over else 0.0
         return table.encoded(self.seat), reward, over, False, self._info()
-
-    def record(self) -> Record:
-        """The engine's record of the game (complete once it is over): it verifies, and the server takes it."""
-        return self.table.record()
-
-    def transcript(self) -> Record:
-        """The same record with the deal written out as a table deals it (every deck, later sets and reshuffles
-        included), so a game dealt from a seed goes in as a transcript (docs/training.md, "Parity")."""
-        return self.table.transcript()
 
     def close(self) -> None:
         """Stops the sandboxed and HTTP opponents."""

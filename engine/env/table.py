@@ -201,3 +201,18 @@ class Table:
             )
         deal = self.game.parse_deal(profile.table_deal(live.state), self.options, self.players)
         return replace(live.record(), seed=profile.table_seed(live.state, live.seed), deal=deal)
+
+
+class TableRecords:
+    """What every environment hands out of the game it plays through its :class:`Table`."""
+
+    table: Table
+
+    def record(self) -> Record:
+        """The engine's record of the game (complete once it is over): it verifies, and the server takes it."""
+        return self.table.record()
+
+    def transcript(self) -> Record:
+        """The same record with the deal written out as a table deals it (every deck, later sets and reshuffles
+        included), so a game dealt from a seed goes in as a transcript (docs/training.md, "Parity")."""
+        return self.table.transcript()
