@@ -25,7 +25,7 @@ from tournaments.models import BotRun, Competition, Entrant, Match, MatchPartici
 from tournaments.services.bot_troubles import bot_failure_counted
 from tournaments.services.results import matches_record_results
 from tournaments.services.scheduling import matches_release
-from tournaments.services.statements import one_of, sql_cursor
+from tournaments.services.statements import instance_from_row, one_of, select_columns, sql_cursor
 
 log = logging.getLogger(__name__)
 
@@ -66,15 +66,23 @@ def matches_claim(*, match_ids: Sequence[int]) -> list[Match]:
             cursor.execute(f"{claim} RETURNING id", arguments)
             claimed = [row[0] for row in cursor.fetchall()]
             return list(Match.objects.select_related("competition").filter(pk__in=claimed).order_by("id"))
-        # PostgreSQL reads back what it claimed in the same statement; only what playing needs, as the rest
-        # (dates, documents) costs a conversion a match.
-        cursor.execute(f"{claim} RETURNING {', '.join(_CLAIMED)}", arguments)
-        rows = sorted(cursor.fetchall())
-    competitions = Competition.objects.in_bulk({competition_id for _, competition_id, *_ in rows})
+        # PostgreSQL reads back what it claimed, with each match's competition, in the same statement; of a
+        # match only what playing needs, as the rest (dates, documents) costs a conversion a match.
+        cursor.execute(
+            f"WITH claimed AS ({claim} RETURNING {', '.join(_CLAIMED)}) "
+            f"SELECT {', '.join(f'claimed.{column}' for column in _CLAIMED)}, {select_columns('c', Competition)} "
+            f"FROM claimed JOIN {Competition._meta.db_table} c ON c.id = claimed.competition_id ORDER BY claimed.id",
+            arguments,
+        )
+        rows = cursor.fetchall()
+    competitions: dict[int, Competition] = {}
     matches = []
     for row in rows:
-        match = Match.from_db(connection.alias, _CLAIMED, row)
-        match.competition = competitions[match.competition_id]
+        match = Match.from_db(connection.alias, _CLAIMED, row[: len(_CLAIMED)])
+        competition = competitions.get(match.competition_id)
+        if competition is None:
+            competition = competitions[match.competition_id] = instance_from_row(Competition, row[len(_CLAIMED) :])
+        match.competition = competition
         matches.append(match)
     return matches
 
