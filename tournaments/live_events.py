@@ -13,8 +13,9 @@ import asyncio
 import json
 import logging
 import time
+import weakref
 from collections.abc import AsyncIterator, Callable, Iterator
-from functools import cache
+from functools import cache, partial
 from typing import Any
 
 from asgiref.sync import sync_to_async
@@ -145,13 +146,15 @@ def _wait_sync(pubsub: Any) -> int | None:
 
 
 async def table_events_async(
-    match_id: int, build: TableBuilder, known: TableBuilder | None = None
+    match_id: int, build: TableBuilder, known: TableBuilder | None = None, read: MatchReader | None = None
 ) -> AsyncIterator[bytes]:
     """The same stream for an ASGI server, where waiting costs no thread.
 
     ``known`` answers without the database when it can (None when it cannot): it runs on the event
     loop itself, sparing the hop to a thread that ``build`` takes. Nudges come through the event
-    loop's one subscription (tournaments/live_nudges.py).
+    loop's one subscription (tournaments/live_nudges.py). ``read`` reads a version that ``known``
+    lacks for every stream of this process that the same nudge woke: one read, after which each
+    stream answers from ``known``.
     """
     stream = _Stream()
     hub = subscriber()
@@ -160,6 +163,10 @@ async def table_events_async(
     try:
         while True:
             built = known(stream.last, stream.nudged) if known is not None else None
+            if built is None and known is not None and read is not None and stream.nudged is not None:
+                read_version = await _read_once(match_id, stream.nudged, read)
+                if read_version is not None and read_version >= stream.nudged:
+                    built = known(stream.last, read_version)
             if built is None:
                 built = await built_async(stream.last, stream.nudged)
             chunk, done = stream.chunk(built)
@@ -171,6 +178,41 @@ async def table_events_async(
     finally:
         if hub is not None and listener is not None:
             await hub.leave(match_id, listener)
+
+
+#: Reads a match into this process's snapshots (tournaments/live_selectors.py): the version it read, or None if
+#: the match is gone.
+MatchReader = Callable[[int], "int | None"]
+
+#: Per event loop, the reads under way, by (match, version nudged).
+_reads: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[int, int], asyncio.Task[int | None]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+async def _read_once(match_id: int, version: int, read: MatchReader) -> int | None:
+    """``read(match_id)`` on a shared thread, once for all the streams a nudge about ``version`` wakes in this
+    process together; None if it failed, and each stream then builds its table itself."""
+    loop = asyncio.get_running_loop()
+    under_way = _reads.setdefault(loop, {})
+    key = (match_id, version)
+    task = under_way.get(key)
+    if task is None:
+        task = under_way[key] = loop.create_task(sync_to_async(read, thread_sensitive=False)(match_id))
+        task.add_done_callback(partial(_read_done, under_way, key))
+    try:
+        # Shielded: a page closing while it waits does not cancel the read the others wait for.
+        return await asyncio.shield(task)
+    except Exception:
+        return None
+
+
+def _read_done(under_way: dict[tuple[int, int], asyncio.Task[int | None]], key: tuple[int, int], task: Any) -> None:
+    under_way.pop(key, None)
+    if not task.cancelled() and task.exception() is not None:
+        # Seen here, so that a failure no stream stayed to wait for is not reported as never retrieved; the
+        # streams that waited build their tables themselves and meet it there.
+        log.debug("reading live match %s for its pages failed", key[0], exc_info=task.exception())
 
 
 async def _wait_async(hub: Subscriber | None, listener: Listener | None) -> int | None:

@@ -157,3 +157,88 @@ def test_an_events_stream_under_asgi_hears_a_move_through_the_shared_subscriptio
 
     first, second = async_to_sync(asyncio.wait_for)(read_two_events(), 20)
     assert second["version"] > first["version"] and second["seats"][1]["acted"] is True
+
+
+@needs_redis
+def test_the_streams_a_nudge_wakes_together_in_one_process_share_one_read(settings: Any) -> None:
+    settings.LIVE_EVENTS_URL = REDIS_URL
+    settings.LIVE_POLL_SECONDS = settings.LIVE_KEEPALIVE_SECONDS = 60
+    (match_id,) = match_ids(1)
+    reads: list[int] = []
+    builds: list[int | None] = []
+    read_versions: dict[int, int] = {}
+
+    def build(last: int, nudged: int | None) -> tuple[int, dict[str, Any] | None]:
+        builds.append(nudged)
+        return 1, {"version": 1, "status": "live"}
+
+    def known(last: int, nudged: int | None) -> tuple[int, dict[str, Any] | None] | None:
+        if nudged is None or nudged not in read_versions:
+            return None
+        return nudged, {"version": nudged, "status": "live"}
+
+    def read(match: int) -> int:
+        import time
+
+        reads.append(match)
+        time.sleep(0.2)  # long enough that every stream the nudge woke is waiting for it
+        read_versions[5] = 5
+        return 5
+
+    async def second_event(events: Any) -> dict[str, Any]:
+        await events.__anext__()  # the table as the stream opened
+        return json.loads((await events.__anext__()).decode().split("data: ", 1)[1])
+
+    async def run() -> list[dict[str, Any]]:
+        hub = live_nudges.subscriber()
+        assert hub is not None
+        await until(lambda: hub.connected)
+        streams = [live_events.table_events_async(match_id, build, known, read) for _ in range(3)]
+        waiting = [asyncio.ensure_future(second_event(stream)) for stream in streams]
+        await asyncio.sleep(0.2)  # each has sent its first table and joined the subscription
+        publish_change(match_id, 5)
+        seen = await asyncio.wait_for(asyncio.gather(*waiting), 10)
+        for stream in streams:
+            await stream.aclose()
+        hub.close()
+        return list(seen)
+
+    seen = async_to_sync(run)()
+    assert [event["version"] for event in seen] == [5, 5, 5]
+    assert reads == [match_id]  # one read for the three
+    assert builds == [None, None, None]  # each built only its opening table
+
+
+@needs_redis
+def test_a_failed_shared_read_leaves_each_stream_to_build_its_table_itself(settings: Any) -> None:
+    settings.LIVE_EVENTS_URL = REDIS_URL
+    settings.LIVE_POLL_SECONDS = settings.LIVE_KEEPALIVE_SECONDS = 60
+    (match_id,) = match_ids(1)
+    builds: list[int | None] = []
+
+    def build(last: int, nudged: int | None) -> tuple[int, dict[str, Any] | None]:
+        builds.append(nudged)
+        version = 1 if nudged is None else nudged
+        return version, {"version": version, "status": "live"}
+
+    def known(last: int, nudged: int | None) -> None:
+        return None
+
+    def read(match: int) -> int:
+        raise RuntimeError("the database went away")
+
+    async def run() -> dict[str, Any]:
+        hub = live_nudges.subscriber()
+        assert hub is not None
+        await until(lambda: hub.connected)
+        stream = live_events.table_events_async(match_id, build, known, read)
+        await stream.__anext__()
+        await asyncio.sleep(0.1)
+        publish_change(match_id, 6)
+        second = json.loads((await asyncio.wait_for(stream.__anext__(), 10)).decode().split("data: ", 1)[1])
+        await stream.aclose()
+        hub.close()
+        return second
+
+    assert async_to_sync(run)()["version"] == 6
+    assert builds == [None, 6]

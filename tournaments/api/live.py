@@ -243,8 +243,14 @@ async def match_events(request: HttpRequest, pk: int) -> HttpResponseBase:
         snapshot = known_snapshot(match_id, nudged)
         return None if snapshot is None else (nudged, live_table(snapshot=snapshot, viewer=viewer))
 
+    def read(match_id: int) -> int | None:
+        try:
+            return table_snapshot(match_id).match.version
+        except Match.DoesNotExist:
+            return None
+
     if asgi:
-        stream: Any = table_events_async(match_id, _released(build, True), known)
+        stream: Any = table_events_async(match_id, _released(build, True), known, _released(read, True))
     elif request.META.get("wsgi.multithread"):
         stream = table_events(match_id, build)
     else:
