@@ -62,12 +62,15 @@ _SUIT_OF.update({f"\\u{ord(symbol):04x}": suit for suit, symbol in _SUIT_SYMBOLS
 
 #: A masked value, such as the admin's summary of a password hash (``salt: JS*******``): no card.
 _MASKED = re.compile(r"[A-Za-z0-9+/=]+\*{4,}")
+#: A signed token in a link (an unsubscribe link's ``…-KC_…`` is base64, not the king of clubs): a run of
+#: URL-safe base64 of 20 or more characters with a lowercase letter in it, which no card code has.
+_SIGNED = re.compile(r"(?<![\w-])(?=[\w-]*[a-z])[\w-]{20,}(?![\w-])", re.ASCII)
 
 
 def cards_shown(text: str) -> set[str]:
     """Every card the text shows, by its code or the web table's spelling (``10♥`` is TH)."""
     shown = set()
-    for found in _SHOWN.finditer(_MASKED.sub("*", text)):
+    for found in _SHOWN.finditer(_SIGNED.sub("*", _MASKED.sub("*", text))):
         if found["code"]:
             shown.add(found["code"])
         else:

@@ -40,6 +40,7 @@ from league.webhooks.models import ClubWebhook, WebhookDelivery
 from tests.factories import MembershipFactory, PlayerFactory, UserFactory
 from tests.tournaments.hidden_support import (
     Secrets,
+    cards_shown,
     fill_route,
     leaks,
     secret_numbers_shown,
@@ -479,3 +480,20 @@ def assert_only_the_records_reveal_the_seed(walk: Walk, commitments: list[str]) 
             text = text_of(viewer.client.get(path))
             shown = secret_numbers_shown(text, [match.seed, *(g.seed for g in games)], match.salt)
             assert records.match(path.split("?")[0]) or not shown, f"{viewer.name} GET {path} shows {shown}"
+
+
+def test_a_signed_token_in_a_link_shows_no_card_and_cards_beside_one_still_show() -> None:
+    # An unsubscribe link's signature once held "-KC_": base64, not the king of clubs.
+    link = "/notifications/unsubscribe/eyJwIjozMDgwLCJrIjoiKiJ9:1xXH8J:P0rsAtPHlzBZqSG-KC_gz5oOLvoLGxwOeJnoU4WOhgE/"
+    assert cards_shown(link) == set()
+    assert cards_shown(f'<a href="{link}">["KC", "AS"]</a> AS-QH-JD-TC-9S-8H-7D-6C') == {
+        "KC",
+        "AS",
+        "QH",
+        "JD",
+        "TC",
+        "9S",
+        "8H",
+        "7D",
+        "6C",
+    }
