@@ -6,6 +6,7 @@ import asyncio
 import json
 import os
 import random
+import time
 from typing import Any
 
 import pytest
@@ -178,8 +179,6 @@ def test_the_streams_a_nudge_wakes_together_in_one_process_share_one_read(settin
         return nudged, {"version": nudged, "status": "live"}
 
     def read(match: int) -> int:
-        import time
-
         reads.append(match)
         time.sleep(0.2)  # long enough that every stream the nudge woke is waiting for it
         read_versions[5] = 5

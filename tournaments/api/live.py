@@ -243,14 +243,8 @@ async def match_events(request: HttpRequest, pk: int) -> HttpResponseBase:
         snapshot = known_snapshot(match_id, nudged)
         return None if snapshot is None else (nudged, live_table(snapshot=snapshot, viewer=viewer))
 
-    def read(match_id: int) -> int | None:
-        try:
-            return table_snapshot(match_id).match.version
-        except Match.DoesNotExist:
-            return None
-
     if asgi:
-        stream: Any = table_events_async(match_id, _released(build, True), known, _released(read, True))
+        stream: Any = table_events_async(match_id, _released(build, True), known, _released(_snapshot_read, True))
     elif request.META.get("wsgi.multithread"):
         stream = table_events(match_id, build)
     else:
@@ -261,6 +255,15 @@ async def match_events(request: HttpRequest, pk: int) -> HttpResponseBase:
     # Proxies such as nginx would otherwise hold the events back in their buffers.
     response["X-Accel-Buffering"] = "no"
     return response
+
+
+def _snapshot_read(match_id: int) -> int | None:
+    """Read the match into this process's snapshots, for every page of it a nudge woke: the version read, or None
+    if the match is gone."""
+    try:
+        return table_snapshot(match_id).match.version
+    except Match.DoesNotExist:
+        return None
 
 
 def _released(work: Callable[..., T], shared_thread: bool) -> Callable[..., T]:

@@ -132,8 +132,8 @@ class Command(BaseCommand):
                 f"made in {time.perf_counter() - started:.1f} s"
             )
             server = self._serve(options["port"], workers, queue)
-            # The 590 people are one process here, not 590 devices: a full pass of its collector (150-190 ms,
-            # three a run) would stop every page at once and count as the server's latency. Its garbage
+            # The 590 people are one process here, not 590 devices: a full pass of its collector (three a run,
+            # up to 190 ms) would stop every page at once and count as the server's latency. Its garbage
             # waits until the run is over (the process grew to about 180 MB).
             gc.freeze()
             gc.disable()
