@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from asgiref.sync import sync_to_async
 from django.core.handlers.asgi import ASGIRequest
 from django.db import connection
 from django.http import HttpRequest, HttpResponse, HttpResponseBase, JsonResponse, StreamingHttpResponse
@@ -18,7 +17,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.api_input import JSONInput
+from config.api_input import JSONInput, validated
 from config.schema import errors
 from config.throttles import MoveRefusedThrottle
 from league.api.identity import acting_player, viewing_player
@@ -162,10 +161,9 @@ class MatchMoveView(APIView):
         """One decision of the caller's seat. 400: illegal (the engine's reason); 409: stale version, out of turn,
         or out of time (the seat then forfeited); 403: not seated at this match. Nothing changes on an error.
         """
-        data = MoveSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
+        move = validated(MoveSerializer(data=request.data))
         player = acting_player(request)
-        moved = live_move(match_id=pk, player=player, **data.validated_data)
+        moved = live_move(match_id=pk, player=player, **move)
         if moved.outcome is MoveOutcome.TIMED_OUT:
             raise Conflict("your time for this decision ran out before the move arrived: the seat forfeited the game")
         kept = None if moved.version is None else known_snapshot(pk, moved.version)
@@ -211,15 +209,16 @@ class MyMatchesView(APIView):
         return Response(my_matches(player=player))
 
 
-async def match_events(request: HttpRequest, pk: int) -> HttpResponseBase:
+def match_events(request: HttpRequest, pk: int) -> HttpResponseBase:
     """Server-sent events: ``event: table`` with the caller's table now and after every change.
 
     Authenticated like the API (the session, or ``Authorization: Token ...``).
     """
     asgi = isinstance(request, ASGIRequest)
-    # Under an ASGI server the stream's reads run on the event loop's shared threads, not on a thread
-    # of this request's, which would hold a database connection for as long as the page stays open.
-    opened = await sync_to_async(_released(_events_open, asgi), thread_sensitive=not asgi)(request, pk)
+    # Under an ASGI server the stream's reads run on the event loop's shared threads (config/sync_lane.py opens
+    # it on one), and the connection the opening used goes back at once: on a thread of the request's own it
+    # would otherwise be held for as long as the page stays open.
+    opened = _released(_events_open, asgi)(request, pk)
     if isinstance(opened, HttpResponse):
         return opened
     match_id, viewer = opened

@@ -53,10 +53,14 @@ class PlayerTokenAuthentication(TokenAuthentication):
         if not user.is_active:
             raise AuthenticationFailed(_("User inactive or deleted."))
         player_row = row[_USER_FIELDS:]
+        # Each knows its user, and the user not them: assigned the usual way, each one-to-one would also be
+        # cached on the user, a cycle the garbage collector would have to free after every request.
         if player_row[0] is not None:
             self._player = instance_from_row(Player, player_row)
-            self._player.user = user
-        return user, Token(key=key, user=user)
+            Player.user.field.set_cached_value(self._player, user)
+        token = Token(key=key, user_id=user.pk)
+        Token.user.field.set_cached_value(token, user)
+        return user, token
 
 
 # The schema's "tokenAuth" is this scheme too (drf-spectacular's TokenScheme matches subclasses): the same
