@@ -231,6 +231,11 @@ def stream(path: str, headers: dict[str, str], *, events: int) -> tuple[Answer, 
     return Answer(sent), gone
 
 
+def first_table(answer: Answer) -> dict[str, Any]:
+    table: dict[str, Any] = json.loads(answer.body.decode().split("data: ", 1)[1].split("\n", 1)[0])
+    return table
+
+
 def test_an_events_stream_opens_on_the_lane_and_ends_when_the_client_goes(settings: Any) -> None:
     settings.LIVE_EVENTS_URL = ""  # the embedded default: the stream polls the match's version
     settings.LIVE_POLL_SECONDS = 0.05
@@ -240,12 +245,17 @@ def test_an_events_stream_opens_on_the_lane_and_ends_when_the_client_goes(settin
     assert answer.headers["content-type"] == "text/event-stream"
     assert answer.headers["cache-control"] == "no-cache"
     assert answer.headers["x-content-type-options"] == "nosniff"  # the middleware ran
-    event = answer.body.decode()
-    assert event.startswith("event: table\n")
-    table = json.loads(event.split("data: ", 1)[1].split("\n", 1)[0])
-    assert table["seat"] == 0 and table["match"] == match.pk
+    assert answer.body.startswith(b"event: table\n")
+    assert first_table(answer)["seat"] == 0 and first_table(answer)["match"] == match.pk
     # Its request ended as it opened: its connection was back in the pool while the page watched.
     assert ended == 1
+    # A browser's page: the session's cookie, as the web table's EventSource sends it.
+    browser = Client()
+    browser.force_login(alice.user)
+    page, _ = stream(
+        f"/api/matches/{match.pk}/events/", {"Cookie": f"sessionid={browser.cookies['sessionid'].value}"}, events=1
+    )
+    assert page.status == 200 and first_table(page)["seat"] == 0
 
 
 def test_an_events_stream_the_lane_refuses_is_answered_as_the_api_answers() -> None:
