@@ -97,7 +97,7 @@ def validated(serializer: serializers.Serializer[Any]) -> dict[str, Any]:
     """The serializer's valid data, or its 400; then the serializer is let go at once.
 
     A serializer and its fields refer to each other (each field's ``parent``, its ``fields``), so every one
-    used was left for the garbage collector: some 40 objects a request. Where requests are many and short
+    used was left for the garbage collector: dozens of objects a request. Where requests are many and short
     (a move at a live table) that is worth freeing as the data is read (config/sync_lane.py, ``_free``).
     """
     serializer.is_valid(raise_exception=True)

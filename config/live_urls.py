@@ -1,7 +1,7 @@
 """The URL conf the sync lane resolves with (config/sync_lane.py): the live table's read, move and events first, then
 every route of the site (config/urls.py), so that reversing any name works as under the site's own conf.
 
-The same view classes as tournaments/api/urls.py mounts; found at once, where the site's conf tries the
+The same views as tournaments/api/urls.py mounts; found at once, where the site's conf tries the
 league's routes and most of the API's before them, which measured as a tenth of a move's CPU.
 """
 

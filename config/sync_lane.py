@@ -14,7 +14,7 @@ any request. Everything else stays on Django's ASGI handler.
 
 A table's events stream opens here too: who is asking and the first look at the table are a
 request like the others, and the stream then runs on the event loop with nothing of the request
-kept. On Django's handler each open page also kept a thread of its own and some 300 objects of
+kept. On Django's handler each open page also kept a thread of its own and hundreds of objects of
 the handler's machinery, which the garbage collector scanned for as long as the page stayed open.
 """
 
