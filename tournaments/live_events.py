@@ -10,7 +10,6 @@ still meets the half-second a move may take to show.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 import weakref
@@ -22,6 +21,7 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 
 from config.outages import Outage
+from tournaments import live_json
 from tournaments.live_nudges import Listener, Subscriber, channel, nudged, subscriber
 
 log = logging.getLogger(__name__)
@@ -60,7 +60,7 @@ def publish_change(match_id: int, version: int) -> None:
 
 
 def _event(data: dict[str, Any]) -> bytes:
-    return f"event: table\ndata: {json.dumps(data, separators=(',', ':'))}\n\n".encode()
+    return b"event: table\ndata: " + live_json.dumps(data) + b"\n\n"
 
 
 _KEEPALIVE = b": keep-alive\n\n"

@@ -13,6 +13,7 @@ from rest_framework import serializers, status
 from rest_framework.authentication import BaseAuthentication, SessionAuthentication
 from rest_framework.exceptions import APIException, NotAuthenticated, NotFound, PermissionDenied, Throttled
 from rest_framework.permissions import AllowAny, IsAuthenticated
+from rest_framework.renderers import BaseRenderer, BrowsableAPIRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -25,6 +26,7 @@ from league.models import Player
 from tournaments.api.live_auth import PlayerTokenAuthentication
 from tournaments.errors import Conflict
 from tournaments.live_events import table_events, table_events_async, table_once
+from tournaments.live_json import LiveJSONRenderer
 from tournaments.live_selectors import (
     Snapshot,
     TableHidden,
@@ -111,10 +113,13 @@ def _etag(snapshot: Snapshot, viewer: Viewer) -> str:
 
 #: Token first, as the API's default list has it (a 401 names it in WWW-Authenticate), then the session.
 LIVE_AUTHENTICATION: list[type[BaseAuthentication]] = [PlayerTokenAuthentication, SessionAuthentication]
+#: The same JSON as every other view, written faster; the browsable page as elsewhere.
+LIVE_RENDERERS: list[type[BaseRenderer]] = [LiveJSONRenderer, BrowsableAPIRenderer]
 
 
 class MatchTableView(APIView):
     authentication_classes = LIVE_AUTHENTICATION
+    renderer_classes = LIVE_RENDERERS
     permission_classes = [AllowAny]
 
     @extend_schema(
@@ -140,6 +145,7 @@ class MatchTableView(APIView):
 
 class MatchMoveView(APIView):
     authentication_classes = LIVE_AUTHENTICATION
+    renderer_classes = LIVE_RENDERERS
     permission_classes = [IsAuthenticated]
     # Not the general write rate: a legal move is never refused by a rate. Refused and replayed moves are
     # counted once answered, and only they turn into 429 past the rate (config/throttles.py).
