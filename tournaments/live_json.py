@@ -1,8 +1,8 @@
 """JSON for live tables' answers and page updates, written by orjson (docs/performance.md, "Live tables").
 
 At a busy table every move is written out four times or so: the mover's answer and each open page's
-update. The standard library's encoder took about 7 % of a live-table node's processor time under
-``make bench-live``; orjson writes the same JSON several times faster. Its output differs from
+update. The standard library's encoder took about 7 % of a live-table worker's busy time under
+``make bench-live`` (py-spy); orjson writes the same JSON several times faster. Its output differs from
 ``json.dumps`` only where JSON allows it to: no spaces, and text as UTF-8 rather than ``\\u`` escapes.
 """
 
